@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# guest.sh - benchmark driver that runs inside the test VM (busybox sh).
+#
+# bench/run does not call this file directly: it writes a script made of a
+# plan header followed by this file and hands that to tests/vm/vm-run.  The
+# header sets:
+#   BENCH_SCHED      config label ("default", "brisk:-m performance", ...)
+#   BENCH_SCHED_CMD  command line of the scheduler; empty for the kernel's own
+#   BENCH_RUNS       repetitions of every scenario
+#   BENCH_CAPACITY   closed-loop req/s that offered_load_pct refers to; empty
+#                    means "use the median of this boot's reqs-capacity runs"
+#   bench_plan()     calls bench_scenario once per scenario, in order
+# Every measured run prints one line "SCXK-BENCH <json>"; the first failure
+# prints "SCXK-BENCH-FAIL <why>" and ends the VM with status 1, because a
+# result from an ejected scheduler or a crashed workload must not look like a
+# number.
+. ./lib.sh
+
+B=/tmp/bench
+mkdir -p $B
+
+now() { cut -d' ' -f1 /proc/uptime; }
+
+bench_fail() { # SCENARIO RUN WHY
+	echo "SCXK-BENCH-FAIL sched=$BENCH_SCHED scenario=$1 run=$2: $3"
+	diag "kernel log (sched_ext lines):"
+	dmesg | grep -iE 'sched_ext|scx' | tail -n 20 | sed 's/^/#   /'
+	[ -s "$SCHED_LOG" ] && { diag "scheduler output:"; tail -n 20 "$SCHED_LOG" | sed 's/^/#   /'; }
+	[ -n "$SCHED_PID" ] && stop_sched KILL >/dev/null
+	exit 1
+}
+
+# User+system CPU time of a process in clock ticks (USER_HZ, 100 on x86).
+# Fields 14 and 15 of /proc/PID/stat; cut after ") " since comm may hold
+# spaces, which makes utime the 12th remaining field.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'; }
+
+# Median of the numbers in a file, one per line.
+median_of() {
+	sort -n "$1" | awk '{v[NR] = $1} END {
+		if (NR == 0) exit 1
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ---- converters: workload output -> one JSON object ------------------------
+
+to_json() { # FORMAT OUTFILE
+	case "$1" in
+	json) tr -d '\n' <"$2" | grep -q '^{.*}$' && tr -d '\n' <"$2" ;;
+	hackbench) awk '/^Time:/ { t = $2 } END { if (t == "") exit 1
+		printf "{\"workload\":\"hackbench\",\"results\":{\"time_s\":%s}}", t }' "$2" ;;
+	stress-ng) # "stress-ng: metrc: [pid] cpu  945  2.00 ..." (older: "info:")
+		awk '$1 == "stress-ng:" && ($2 == "metrc:" || $2 == "info:") &&
+			$4 ~ /^[a-z][a-z0-9-]*$/ && $5 ~ /^[0-9]+$/ {
+			gsub("-", "_", $4); r = r (r == "" ? "" : ",") "\"" $4 "_ops\":" $5 }
+			END { if (r == "") exit 1
+			printf "{\"workload\":\"stress-ng\",\"results\":{%s}}", r }' "$2" ;;
+	*) return 1 ;;
+	esac
+}
+
+# ---- one measured run ------------------------------------------------------
+
+# Start the workloads of the current scenario: background ones first, the
+# foreground ones after the warm-up, so the foreground sees a steady load.
+start_workloads() { # WARMUP WL...
+	_warm=$1; shift
+	for _role in background foreground; do
+		[ "$_role" = foreground ] && [ "$_warm" != 0 ] && sleep "$_warm"
+		for _wl in "$@"; do
+			_l=$(echo "$_wl" | cut -d' ' -f1)
+			_r=$(echo "$_wl" | cut -d' ' -f2)
+			_c=$(echo "$_wl" | cut -d' ' -f4-)
+			[ "$_r" = "$_role" ] || continue
+			sh -c "$_c" >$B/$_l.out 2>$B/$_l.err &
+			echo $! >$B/$_l.pid
+		done
+	done
+}
+
+# Wait for every workload; fail the run on a non-zero status or bad output.
+finish_workloads() { # SCENARIO RUN WL...
+	_s=$1 _run=$2; shift 2
+	for _wl in "$@"; do
+		_l=${_wl%% *}; _f=$(echo "$_wl" | cut -d' ' -f3)
+		wait "$(cat $B/$_l.pid)"
+		_rc=$?
+		if [ $_rc != 0 ]; then
+			tail -n 5 $B/$_l.err $B/$_l.out | sed 's/^/#   /'
+			bench_fail "$_s" "$_run" "workload '$_l' exited with status $_rc"
+		fi
+		to_json "$_f" $B/$_l.out >$B/$_l.json ||
+			bench_fail "$_s" "$_run" "workload '$_l' printed no parsable $_f output"
+	done
+}
+
+bench_run() { # SCENARIO RUN WARMUP WL...
+	_sc=$1 _run=$2 _warmup=$3; shift 3
+	_ops=
+	if [ -n "$BENCH_SCHED_CMD" ]; then
+		start_sched $BENCH_SCHED_CMD || bench_fail "$_sc" "$_run" "scheduler did not attach"
+		state_is enabled || bench_fail "$_sc" "$_run" "scheduler not enabled after start"
+		_ops=$(ops)
+	else
+		state_is enabled && bench_fail "$_sc" "$_run" "a sched_ext scheduler is attached under 'default'"
+	fi
+	sysctl -qw kernel.bpf_stats_enabled=1 >/dev/null 2>&1 ||
+		bench_fail "$_sc" "$_run" "cannot enable kernel.bpf_stats_enabled"
+
+	bpftool prog show -j >$B/bpf0.json 2>/dev/null || echo '[]' >$B/bpf0.json
+	_cpu0=0; [ -n "$SCHED_PID" ] && _cpu0=$(cpu_ticks "$SCHED_PID")
+	_t0=$(now)
+	start_workloads "$_warmup" "$@"
+	finish_workloads "$_sc" "$_run" "$@"
+	_t1=$(now)
+	bpftool prog show -j >$B/bpf1.json 2>/dev/null || echo '[]' >$B/bpf1.json
+	_cpu1=0; [ -n "$SCHED_PID" ] && _cpu1=$(cpu_ticks "$SCHED_PID")
+
+	if [ -n "$BENCH_SCHED_CMD" ]; then
+		sched_alive || bench_fail "$_sc" "$_run" "scheduler ejected or exited during the run (state $(state))"
+		_st=$(stop_sched INT)
+		[ "$_st" = 0 ] || bench_fail "$_sc" "$_run" "scheduler exited with status $_st on SIGINT"
+		wait_for 10 state_is disabled || bench_fail "$_sc" "$_run" "kernel still has a scheduler after stop"
+	fi
+	emit_result "$_sc" "$_run" "$_ops" "$_t0" "$_t1" "$_cpu0" "$_cpu1" "$@"
+}
+
+# One line per run.  Built in a file and written by one cat, so a kernel
+# message is less likely to land inside the line.
+emit_result() { # SCENARIO RUN OPS T0 T1 CPU0 CPU1 WL...
+	_s=$1 _r=$2 _o=$3 _a=$4 _b=$5 _c0=$6 _c1=$7; shift 7
+	{
+		printf 'SCXK-BENCH {"sched":"%s","scenario":"%s","run":%s,"ops":"%s",' \
+			"$BENCH_SCHED" "$_s" "$_r" "$_o"
+		printf '"rps_offered":%s,"wall_s":%s,' "${RPS:-null}" \
+			"$(awk -v a="$_a" -v b="$_b" 'BEGIN { printf "%.3f", b - a }')"
+		printf '"user_cpu_ticks":%s,"clk_tck":100,"workloads":{' $((_c1 - _c0))
+		_sep=
+		for _wl in "$@"; do
+			_l=${_wl%% *}
+			printf '%s"%s":' "$_sep" "$_l"; cat $B/$_l.json; _sep=,
+		done
+		printf '},"bpf_before":'; tr -d '\n' <$B/bpf0.json
+		printf ',"bpf_after":'; tr -d '\n' <$B/bpf1.json
+		printf '}\n'
+	} >$B/line
+	cat $B/line
+}
+
+# Called by bench_plan: NAME WARMUP OFFERED_LOAD_PCT WL...
+# Each WL is "label role format command...".
+bench_scenario() {
+	_name=$1 _warm=$2 _pct=$3; shift 3
+	RPS=
+	if [ "$_pct" != 0 ]; then
+		_cap=$BENCH_CAPACITY
+		[ -n "$_cap" ] || _cap=$(median_of $B/capacity.list) ||
+			bench_fail "$_name" 0 "no reqs-capacity result to derive the offered load from"
+		RPS=$(awk -v c="$_cap" -v p="$_pct" 'BEGIN { printf "%.0f", c * p / 100 }')
+	fi
+	export RPS
+	_i=1
+	while [ $_i -le "$BENCH_RUNS" ]; do
+		diag "$BENCH_SCHED: $_name run $_i/$BENCH_RUNS${RPS:+ at $RPS req/s}"
+		bench_run "$_name" $_i "$_warm" "$@"
+		# The closed-loop rate calibrates reqs-50/100 of this boot.
+		[ "$_name" = reqs-capacity ] && tr -d '\n' <$B/reqs.json |
+			sed 's/.*"rps":\([0-9.]*\).*/\1/' >>$B/capacity.list && echo >>$B/capacity.list
+		_i=$((_i + 1))
+	done
+}
+
+# stress-ng's exec stressor refuses to run as root: give it a user.
+grep -q '^nobody:' /etc/passwd || {
+	echo 'nobody:x:65534:65534:nobody:/tmp:/bin/sh' >>/etc/passwd
+	echo 'nogroup:x:65534:' >>/etc/group
+}
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+printf 'SCXK-BENCH-SETUP {"kernel":"%s","nproc":%s,"numa_nodes":%s,"sched_ext":%s}\n' \
+	"$(uname -r)" "$(nproc)" "$nodes" "$([ -d $SCX ] && echo true || echo false)"
+[ -d $SCX ] || { echo "SCXK-BENCH-FAIL kernel without sched_ext"; exit 1; }
+bench_plan
+echo "SCXK-BENCH-DONE"
+exit 0

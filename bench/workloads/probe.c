@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * scxk-probe: interactive latency probe.
+ *
+ * Each thread sleeps a random time to an absolute wake time, measures how
+ * late it actually ran (wakeup latency = first instruction after the sleep -
+ * intended wake time), then does a little CPU work, like an interactive task
+ * reacting to an event.  A scheduler that keeps such tasks waiting behind
+ * CPU hogs shows it in the tail of the latency histogram.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "util.h"
+
+#define PROG "scxk-probe"
+
+/* Defaults: 4 threads sleeping 0.5 .. 5 ms and working 100 us per wakeup. */
+#define DEF_THREADS	 4
+#define DEF_SLEEP_MIN_US 500
+#define DEF_SLEEP_MAX_US 5000
+#define DEF_WORK_US	 100
+#define MAX_THREADS	 4096
+/* One hour: anything longer is surely a typo. */
+#define MAX_TIME_US 3600000000ULL
+
+struct opts {
+	uint64_t threads;
+	uint64_t sleep_min_us;
+	uint64_t sleep_max_us;
+	uint64_t work_us;
+	double duration_s;
+};
+
+struct prober {
+	pthread_t tid;
+	unsigned int idx;
+	const struct opts *o;
+	struct hist lat; /* owned by this thread until joined */
+};
+
+static void *prober_fn(void *arg)
+{
+	struct prober *p = arg;
+	const struct opts *o = p->o;
+	uint64_t rng = wl_rand_seed(p->idx);
+	uint64_t target, now;
+
+	while (!atomic_load_explicit(&wl_stop, memory_order_relaxed)) {
+		target = wl_now_ns() +
+			 WL_NS_PER_US * wl_rand_range(&rng, o->sleep_min_us, o->sleep_max_us);
+		wl_sleep_until_ns(target);
+		now = wl_now_ns();
+		hist_record(&p->lat, now > target ? now - target : 0);
+		wl_spin_ns(o->work_us * WL_NS_PER_US);
+	}
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [OPTION]...\n"
+		"Wakeup latency probe: threads sleep a random time to an absolute\n"
+		"deadline, record how late they ran, then do a burst of CPU work.\n"
+		"Prints one JSON object on stdout.\n\n"
+		"  -t, --threads N        probe threads (default %d)\n"
+		"      --sleep-min-us US  shortest sleep (default %d)\n"
+		"      --sleep-max-us US  longest sleep (default %d)\n"
+		"      --work-us US       CPU work after each wakeup (default %d)\n"
+		"  -d, --duration SEC     run time, fractions allowed (default %g)\n"
+		"  -h, --help             show this help\n",
+		DEF_THREADS, DEF_SLEEP_MIN_US, DEF_SLEEP_MAX_US, DEF_WORK_US,
+		WL_DEFAULT_DURATION_S);
+}
+
+enum { OPT_SLEEP_MIN = 256, OPT_SLEEP_MAX, OPT_WORK };
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{"threads", required_argument, NULL, 't'},
+		{"sleep-min-us", required_argument, NULL, OPT_SLEEP_MIN},
+		{"sleep-max-us", required_argument, NULL, OPT_SLEEP_MAX},
+		{"work-us", required_argument, NULL, OPT_WORK},
+		{"duration", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, err = 0;
+
+	while ((c = getopt_long(argc, argv, "t:d:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			err |= wl_parse_u64(PROG, "--threads", optarg, 1, MAX_THREADS, &o->threads);
+			break;
+		case OPT_SLEEP_MIN:
+			err |= wl_parse_u64(PROG, "--sleep-min-us", optarg, 0, MAX_TIME_US,
+					    &o->sleep_min_us);
+			break;
+		case OPT_SLEEP_MAX:
+			err |= wl_parse_u64(PROG, "--sleep-max-us", optarg, 0, MAX_TIME_US,
+					    &o->sleep_max_us);
+			break;
+		case OPT_WORK:
+			err |= wl_parse_u64(PROG, "--work-us", optarg, 0, MAX_TIME_US, &o->work_us);
+			break;
+		case 'd':
+			err |= wl_parse_duration(PROG, optarg, &o->duration_s);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			err = -1;
+		}
+	}
+	if (!err && optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		err = -1;
+	}
+	if (!err && o->sleep_min_us > o->sleep_max_us) {
+		fprintf(stderr, PROG ": --sleep-min-us is above --sleep-max-us\n");
+		err = -1;
+	}
+	if (err) {
+		fprintf(stderr, "Try '" PROG " --help'.\n");
+		exit(WL_EXIT_USAGE);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.threads = DEF_THREADS,
+		.sleep_min_us = DEF_SLEEP_MIN_US,
+		.sleep_max_us = DEF_SLEEP_MAX_US,
+		.work_us = DEF_WORK_US,
+		.duration_s = WL_DEFAULT_DURATION_S,
+	};
+	struct prober *p;
+	struct hist *all;
+	uint64_t t0, elapsed;
+	unsigned int i, started;
+	int err = 0;
+
+	parse_args(argc, argv, &o);
+	wl_min_timerslack();
+	wl_spin_calibrate();
+	p = calloc(o.threads, sizeof(*p));
+	all = malloc(sizeof(*all));
+	if (!p || !all) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	hist_init(all);
+	t0 = wl_now_ns();
+	if (wl_timer_start(o.duration_s))
+		return 1;
+	for (started = 0; started < o.threads; started++) {
+		p[started].idx = started;
+		p[started].o = &o;
+		hist_init(&p[started].lat);
+		err = pthread_create(&p[started].tid, NULL, prober_fn, &p[started]);
+		if (err) {
+			fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
+			atomic_store(&wl_stop, true);
+			break;
+		}
+	}
+	wl_timer_wait();
+	for (i = 0; i < started; i++) {
+		pthread_join(p[i].tid, NULL);
+		hist_merge(all, &p[i].lat);
+	}
+	elapsed = wl_now_ns() - t0;
+	if (err)
+		return 1;
+
+	printf("{\"workload\":\"probe\",\"params\":{\"threads\":%llu,"
+	       "\"sleep_min_us\":%llu,\"sleep_max_us\":%llu,\"work_us\":%llu,"
+	       "\"duration_s\":%g},",
+	       (unsigned long long)o.threads, (unsigned long long)o.sleep_min_us,
+	       (unsigned long long)o.sleep_max_us, (unsigned long long)o.work_us, o.duration_s);
+	printf("\"results\":{\"elapsed_us\":%.3f,\"wakeups\":%llu,\"wakeups_per_s\":%.1f,",
+	       (double)elapsed / WL_NS_PER_US, (unsigned long long)hist_count(all),
+	       (double)hist_count(all) * WL_NS_PER_SEC / (double)elapsed);
+	hist_json(all, stdout, "latency");
+	printf("}}\n");
+	free(all);
+	free(p);
+	return 0;
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Topology on the BPF side: kernel cpumasks per LLC and per node built from
+ * the bitmaps user space wrote, the idle-CPU search every scheduler starts
+ * from, and DSQs laid out along the topology.
+ */
+#include <scxkit/common.bpf.h>
+#include <scxkit/topo.bpf.h>
+
+struct scxk_topo_data scxk_topo SEC(".data.scxk_topo");
+
+struct scxk_mask_slot {
+	struct bpf_cpumask __kptr *mask;
+};
+
+/* LLC masks at [0, SCXK_MAX_LLCS), node masks after them. */
+#define NR_TOPO_MASKS (SCXK_MAX_LLCS + SCXK_MAX_NODES)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, NR_TOPO_MASKS);
+	__type(key, u32);
+	__type(value, struct scxk_mask_slot);
+} scxk_topo_masks SEC(".maps");
+
+/* Scratch mask per CPU for "allowed & domain", which the callbacks compute often. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCXK_MAX_CPUS);
+	__type(key, u32);
+	__type(value, struct scxk_mask_slot);
+} scxk_scratch SEC(".maps");
+
+static s32 slot_create(void *map, u32 idx)
+{
+	struct scxk_mask_slot *slot = bpf_map_lookup_elem(map, &idx);
+	struct bpf_cpumask *mask;
+
+	if (!slot)
+		return -ENOENT;
+	mask = bpf_cpumask_create();
+	if (!mask)
+		return -ENOMEM;
+	mask = bpf_kptr_xchg(&slot->mask, mask);
+	if (mask)
+		bpf_cpumask_release(mask);
+	return 0;
+}
+
+static void slot_set_cpu(u32 idx, s32 cpu)
+{
+	struct scxk_mask_slot *slot = bpf_map_lookup_elem(&scxk_topo_masks, &idx);
+	struct bpf_cpumask *mask;
+
+	if (!slot)
+		return;
+	bpf_rcu_read_lock();
+	mask = slot->mask;
+	if (mask)
+		bpf_cpumask_set_cpu(cpu, mask);
+	bpf_rcu_read_unlock();
+}
+
+__hidden s32 scxk_topo_init(void)
+{
+	u32 nr_cpus = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS);
+	u32 nr_llcs = min(scxk_topo.nr_llcs, SCXK_MAX_LLCS);
+	u32 nr_nodes = min(scxk_topo.nr_nodes, SCXK_MAX_NODES);
+	s32 i, err;
+
+	if (!nr_cpus || !nr_llcs || !nr_nodes) {
+		scxk_error("topology not filled in by user space");
+		return -EINVAL;
+	}
+	bpf_for(i, 0, nr_llcs) {
+		if ((err = slot_create(&scxk_topo_masks, i)))
+			return err;
+	}
+	bpf_for(i, 0, nr_nodes) {
+		if ((err = slot_create(&scxk_topo_masks, SCXK_MAX_LLCS + i)))
+			return err;
+	}
+	bpf_for(i, 0, nr_cpus) {
+		if ((err = slot_create(&scxk_scratch, i)))
+			return err;
+	}
+	bpf_for(i, 0, nr_cpus) {
+		u32 llc, node;
+
+		if (i >= SCXK_MAX_CPUS)
+			break;
+		llc = scxk_topo.cpus[i].llc;
+		node = scxk_topo.cpus[i].node;
+		/* A possible CPU without topology (offline at start) is in no mask. */
+		if (!(scxk_topo.llc_mask[llc & (SCXK_MAX_LLCS - 1)][((u32)i / 64) & (SCXK_MASK_WORDS - 1)] &
+		      (1ULL << (i & 63))))
+			continue;
+		slot_set_cpu(llc & (SCXK_MAX_LLCS - 1), i);
+		slot_set_cpu(SCXK_MAX_LLCS + (node & (SCXK_MAX_NODES - 1)), i);
+	}
+	return 0;
+}
+
+static const struct cpumask *slot_mask(void *map, u32 idx)
+{
+	struct scxk_mask_slot *slot = bpf_map_lookup_elem(map, &idx);
+
+	return slot ? (const struct cpumask *)slot->mask : NULL;
+}
+
+__hidden const struct cpumask *scxk_llc_cpumask(u32 llc)
+{
+	return slot_mask(&scxk_topo_masks, llc);
+}
+
+__hidden const struct cpumask *scxk_node_cpumask(u32 node)
+{
+	return slot_mask(&scxk_topo_masks, SCXK_MAX_LLCS + node);
+}
+
+/*
+ * Idle search inside @dom restricted to what @p may use. A task allowed
+ * everywhere (the common case) skips the cpumask AND.
+ */
+__hidden s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom, u64 pick_flags)
+{
+	struct scxk_mask_slot *slot;
+	struct bpf_cpumask *tmp;
+	u32 this_cpu;
+
+	if (!dom)
+		return -EBUSY;
+	if (p->nr_cpus_allowed >= scxk_topo.nr_cpu_ids)
+		return scx_bpf_pick_idle_cpu(dom, pick_flags);
+
+	this_cpu = bpf_get_smp_processor_id();
+	slot = bpf_map_lookup_elem(&scxk_scratch, &this_cpu);
+	if (!slot)
+		return -EBUSY;
+	tmp = slot->mask;
+	if (!tmp)
+		return -EBUSY;
+	if (!bpf_cpumask_and(tmp, dom, p->cpus_ptr))
+		return -EBUSY;
+	return scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, pick_flags);
+}
+
+__hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
+{
+	const struct cpumask *llc, *node, *idle_smt;
+	bool prev_ok = bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr);
+	s32 cpu;
+
+	llc = scxk_llc_cpumask(scxk_cpu_llc(prev_cpu));
+	node = scxk_node_cpumask(scxk_cpu_node(prev_cpu));
+
+	if (scxk_topo.smt && !(flags & SCXK_IDLE_NO_CORE)) {
+		idle_smt = scx_bpf_get_idle_smtmask();
+		cpu = -EBUSY;
+		if (prev_ok && bpf_cpumask_test_cpu(prev_cpu, idle_smt) &&
+		    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+			cpu = prev_cpu;
+		scx_bpf_put_idle_cpumask(idle_smt);
+		if (cpu >= 0)
+			return cpu;
+
+		if ((cpu = scxk_pick_idle_in(p, llc, SCX_PICK_IDLE_CORE)) >= 0)
+			return cpu;
+		if (!(flags & SCXK_IDLE_LLC_ONLY)) {
+			if (scxk_topo.nr_nodes > 1 && (cpu = scxk_pick_idle_in(p, node, SCX_PICK_IDLE_CORE)) >= 0)
+				return cpu;
+			if (!(flags & SCXK_IDLE_NODE_ONLY) &&
+			    (cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE)) >= 0)
+				return cpu;
+		}
+	}
+
+	if (prev_ok && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+		return prev_cpu;
+	if ((cpu = scxk_pick_idle_in(p, llc, 0)) >= 0)
+		return cpu;
+	if (flags & SCXK_IDLE_LLC_ONLY)
+		return -EBUSY;
+	if (scxk_topo.nr_nodes > 1 && (cpu = scxk_pick_idle_in(p, node, 0)) >= 0)
+		return cpu;
+	if (flags & SCXK_IDLE_NODE_ONLY)
+		return -EBUSY;
+	return scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+}
+
+__hidden s32 scxk_dsq_create_topo(bool percpu, bool perllc, bool pernode)
+{
+	u32 nr_cpus = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS);
+	s32 i, err, node;
+
+	if (percpu) {
+		bpf_for(i, 0, nr_cpus) {
+			node = -1; /* NUMA_NO_NODE: dense node ids need not be the kernel's */
+			if ((err = scx_bpf_create_dsq(SCXK_DSQ_CPU(i), node)))
+				return err;
+		}
+	}
+	if (perllc) {
+		bpf_for(i, 0, min(scxk_topo.nr_llcs, SCXK_MAX_LLCS)) {
+			if ((err = scx_bpf_create_dsq(SCXK_DSQ_LLC(i), -1)))
+				return err;
+		}
+	}
+	if (pernode) {
+		bpf_for(i, 0, min(scxk_topo.nr_nodes, SCXK_MAX_NODES)) {
+			if ((err = scx_bpf_create_dsq(SCXK_DSQ_NODE(i), -1)))
+				return err;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Exit info, copied out of the kernel when the scheduler is disabled. The
+ * dump buffer sits in its own section so that user space can resize it to
+ * --exit-dump-len before load; scxk_uei_dump_len is set to the same size
+ * and, being read-only data, is a known constant for the verifier.
+ */
+#include <scxkit/common.bpf.h>
+#include <scxkit/uei.bpf.h>
+
+struct scxk_uei scxk_uei SEC(".data.uei");
+char scxk_uei_dump[SCXK_UEI_DUMP_DFL_LEN] SEC(".data.uei_dump");
+const volatile u32 scxk_uei_dump_len = SCXK_UEI_DUMP_DFL_LEN;
+
+__hidden void scxk_uei_record(struct scx_exit_info *ei)
+{
+	bpf_probe_read_kernel_str(scxk_uei.reason, sizeof(scxk_uei.reason), ei->reason);
+	bpf_probe_read_kernel_str(scxk_uei.msg, sizeof(scxk_uei.msg), ei->msg);
+	bpf_probe_read_kernel_str(scxk_uei_dump, scxk_uei_dump_len, ei->dump);
+	scxk_uei.exit_code = ei->exit_code;
+	scxk_uei.exit_cpu = ei->exit_cpu;
+	/* kind last: user space polls it and then trusts the other fields */
+	asm volatile("" ::: "memory");
+	scxk_uei.kind = ei->kind;
+}

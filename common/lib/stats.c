@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The stats server: request handling and the thread that serves it.
+ *
+ * The thread must stay responsive whatever clients do, since a root-only
+ * socket still sees buggy monitors. Every socket is non-blocking, each
+ * client's input is bounded by one request line and its output by
+ * OUT_MAX, and a client that stalls mid-line or stops reading for
+ * SCXK_STATS_STALL_MS is dropped.
+ */
+#define _GNU_SOURCE /* accept4() */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <scxkit/log.h>
+#include <scxkit/stats.h>
+
+#define OUT_MAX	   (1 << 20) /* queued response bytes per client */
+#define POLL_TICK_MS 500	     /* how often stall deadlines are checked */
+
+/* ---- request handling ---- */
+
+const char *scxk_stats_type_name(enum scxk_stat_type type)
+{
+	switch (type) {
+	case SCXK_STAT_U64:
+		return "u64";
+	case SCXK_STAT_I64:
+		return "i64";
+	case SCXK_STAT_FLOAT:
+		return "float";
+	case SCXK_STAT_STRING:
+		return "string";
+	}
+	return "?";
+}
+
+json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops)
+{
+	json_t *meta = json_object(), *st, *fields;
+	size_t i;
+
+	if (!meta || !ops || !ops->name)
+		return meta;
+	st = json_pack("{s:s,s:s,s:b,s:o}", "name", ops->name, "desc", ops->desc ? ops->desc : "",
+		       "top", 1, "fields", json_object());
+	if (!st || json_object_set_new(meta, ops->name, st))
+		goto err;
+	fields = json_object_get(st, "fields");
+	for (i = 0; i < ops->nr_fields; i++) {
+		const struct scxk_stat_desc *f = &ops->fields[i];
+		json_t *fj = json_pack("{s:s,s:s,s:s}", "name", f->name, "desc",
+				       f->desc ? f->desc : "", "datum",
+				       scxk_stats_type_name(f->type));
+
+		if (!fj || json_object_set_new(fields, f->name, fj))
+			goto err;
+	}
+	return meta;
+err:
+	json_decref(meta);
+	return NULL;
+}
+
+/*
+ * Rebuild @raw with the meta's fields first, in their declared order, so
+ * plain "key=value" printers show a stable layout whatever order collect()
+ * used; keys collect() added beyond the meta follow.
+ */
+static json_t *order_fields(const struct scxk_stats_ops *ops, json_t *raw)
+{
+	json_t *out = json_object(), *v;
+	const char *key;
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < ops->nr_fields; i++) {
+		v = json_object_get(raw, ops->fields[i].name);
+		if (v && json_object_set(out, ops->fields[i].name, v))
+			goto err;
+	}
+	json_object_foreach(raw, key, v) {
+		if (!json_object_get(out, key) && json_object_set(out, key, v))
+			goto err;
+	}
+	return out;
+err:
+	json_decref(out);
+	return NULL;
+}
+
+static char *response(int err, json_t *resp)
+{
+	json_t *r = json_pack("{s:i,s:{s:o}}", "errno", err, "args", "resp",
+			      resp ? resp : json_null());
+	char *line;
+
+	if (!r)
+		return NULL;
+	line = json_dumps(r, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(r);
+	return line;
+}
+
+static int handle_stats(const struct scxk_stats_ops *ops, void *state, json_t *args,
+			json_t **resp)
+{
+	json_t *target = args ? json_object_get(args, "target") : NULL, *raw;
+	int err;
+
+	/* Upstream clients send "top"; a missing target means the same. */
+	if (target && (!json_is_string(target) || strcmp(json_string_value(target), "top")))
+		return -EINVAL;
+	if (!ops || !ops->collect)
+		return -EINVAL;
+	raw = json_object();
+	if (!raw)
+		return -ENOMEM;
+	err = ops->collect(raw, state, ops->arg);
+	if (err > 0)
+		err = -err;
+	if (!err && !json_is_object(raw))
+		err = -EIO;
+	if (!err && !(*resp = order_fields(ops, raw)))
+		err = -ENOMEM;
+	json_decref(raw);
+	return err;
+}
+
+char *scxk_stats_handle(const struct scxk_stats_ops *ops, void *state, const char *req,
+			size_t len)
+{
+	json_t *root, *verb, *args, *resp = NULL;
+	const char *name;
+	int err = -EINVAL;
+
+	if (len > SCXK_STATS_MAX_REQ)
+		return response(E2BIG, NULL);
+	root = json_loadb(req, len, JSON_REJECT_DUPLICATES, NULL);
+	if (!root || !json_is_object(root))
+		goto out;
+	verb = json_object_get(root, "req");
+	args = json_object_get(root, "args");
+	if (!json_is_string(verb) || (args && !json_is_object(args) && !json_is_null(args)))
+		goto out;
+	if (json_is_null(args))
+		args = NULL;
+	name = json_string_value(verb);
+	if (!strcmp(name, "stats")) {
+		err = handle_stats(ops, state, args, &resp);
+	} else if (!strcmp(name, "stats_meta")) {
+		resp = scxk_stats_meta_json(ops);
+		err = resp ? 0 : -ENOMEM;
+	}
+out:
+	json_decref(root);
+	if (err) {
+		json_decref(resp);
+		resp = NULL;
+	}
+	return response(-err, resp);
+}
+
+/* ---- the server ---- */
+
+struct client {
+	int fd; /* -1: slot free */
+	void *state;
+	bool closing;	  /* after an E2BIG answer: close once flushed */
+	int64_t stall_at; /* ms: drop if still mid-line or blocked then */
+	size_t in_len;
+	char in[SCXK_STATS_MAX_REQ + 1]; /* one full line, or proof it is too long */
+	char *out;
+	size_t out_len, out_off;
+};
+
+struct scxk_stats_server {
+	const struct scxk_stats_ops *ops;
+	char *path;
+	int lfd, efd;
+	dev_t dev; /* identity of the socket file we bound */
+	ino_t ino;
+	pthread_t thread;
+	struct client clients[SCXK_STATS_MAX_CLIENTS];
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void client_drop(struct scxk_stats_server *srv, struct client *c)
+{
+	char sink[4096];
+	int i;
+
+	/*
+	 * Unread input makes the peer's next read fail with ECONNRESET instead
+	 * of reading our last answer and EOF; swallow a bounded amount of it.
+	 */
+	for (i = 0; i < 16 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+		;
+	close(c->fd);
+	if (srv->ops->close)
+		srv->ops->close(c->state, srv->ops->arg);
+	free(c->out);
+	c->fd = -1;
+	c->state = NULL;
+	c->out = NULL;
+}
+
+/* Return: false if the client is gone or must go. */
+static bool client_flush(struct client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK;
+		}
+		c->out_off += n;
+	}
+	c->out_off = c->out_len = 0;
+	return true;
+}
+
+static bool client_queue(struct client *c, char *line)
+{
+	size_t len;
+	char *buf;
+
+	if (!line)
+		return false;
+	len = strlen(line);
+	if (c->out_len + len + 1 > OUT_MAX) {
+		free(line);
+		return false;
+	}
+	buf = realloc(c->out, c->out_len + len + 1);
+	if (!buf) {
+		free(line);
+		return false;
+	}
+	memcpy(buf + c->out_len, line, len);
+	buf[c->out_len + len] = '\n';
+	c->out = buf;
+	c->out_len += len + 1;
+	free(line);
+	return client_flush(c);
+}
+
+/*
+ * Answer the complete lines in the input buffer. Stops while output is
+ * pending, so a client that does not read cannot make us queue without
+ * bound: its further requests wait in its socket. @progress says the
+ * client just moved (a drained output), which restarts its stall clock.
+ */
+static bool client_process(struct client *c, const struct scxk_stats_ops *ops, bool progress)
+{
+	char *nl;
+
+	while (!c->out_len && !c->closing && (nl = memchr(c->in, '\n', c->in_len))) {
+		size_t line = nl - c->in;
+
+		if (!client_queue(c, scxk_stats_handle(ops, c->state, c->in, line)))
+			return false;
+		c->in_len -= line + 1;
+		memmove(c->in, nl + 1, c->in_len);
+		progress = true;
+	}
+	if (!c->closing && c->in_len > SCXK_STATS_MAX_REQ) {
+		scxk_dbg("stats: request line over %d bytes, closing the client",
+			 SCXK_STATS_MAX_REQ);
+		c->closing = true;
+		c->in_len = 0;
+		if (!client_queue(c, response(E2BIG, NULL)))
+			return false;
+	}
+	if (c->closing && !c->out_len)
+		return false;
+	/* Bytes trickling in do not count: only whole requests and replies. */
+	if (!c->in_len && !c->out_len)
+		c->stall_at = 0;
+	else if (progress || !c->stall_at)
+		c->stall_at = now_ms() + SCXK_STATS_STALL_MS;
+	return true;
+}
+
+static bool client_read(struct client *c)
+{
+	ssize_t n;
+
+	n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+	if (!n)
+		return false;
+	c->in_len += n;
+	return true;
+}
+
+static void server_accept(struct scxk_stats_server *srv)
+{
+	int fd, i;
+
+	while ((fd = accept4(srv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		struct client *c = NULL;
+
+		for (i = 0; i < SCXK_STATS_MAX_CLIENTS && !c; i++)
+			if (srv->clients[i].fd < 0)
+				c = &srv->clients[i];
+		if (!c) {
+			scxk_dbg("stats: %d clients already, closing a new one",
+				 SCXK_STATS_MAX_CLIENTS);
+			close(fd);
+			continue;
+		}
+		c->state = srv->ops->open ? srv->ops->open(srv->ops->arg) : NULL;
+		if (srv->ops->open && !c->state) {
+			scxk_warn("stats: cannot set up a client's state, closing it");
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->closing = false;
+		c->in_len = c->out_len = c->out_off = 0;
+		c->stall_at = 0;
+	}
+}
+
+static void *server_thread(void *arg)
+{
+	struct scxk_stats_server *srv = arg;
+	struct pollfd pfd[SCXK_STATS_MAX_CLIENTS + 2];
+	struct client *slot[SCXK_STATS_MAX_CLIENTS + 2];
+
+	for (;;) {
+		int n = 0, i, timeout = -1;
+		int64_t now;
+
+		pfd[n++] = (struct pollfd){ .fd = srv->efd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = srv->lfd, .events = POLLIN };
+		for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++) {
+			struct client *c = &srv->clients[i];
+
+			if (c->fd < 0)
+				continue;
+			slot[n] = c;
+			pfd[n++] = (struct pollfd){ .fd = c->fd,
+						    .events = c->out_len ? POLLOUT : POLLIN };
+			if (c->stall_at)
+				timeout = POLL_TICK_MS;
+		}
+		if (poll(pfd, n, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			scxk_err(-errno, "stats: poll failed, the stats server stops");
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents & POLLIN)
+			server_accept(srv);
+		now = now_ms();
+		for (i = 2; i < n; i++) {
+			struct client *c = slot[i];
+			bool ok = true;
+
+			if (pfd[i].revents & POLLOUT)
+				ok = client_flush(c) && client_process(c, srv->ops, !c->out_len);
+			else if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))
+				ok = client_read(c) && client_process(c, srv->ops, false);
+			else if (c->stall_at && now >= c->stall_at)
+				ok = false;
+			if (!ok)
+				client_drop(srv, c);
+		}
+	}
+	return NULL;
+}
+
+static int mkdir_parents(const char *path, mode_t mode)
+{
+	char *dir = strdup(path), *p;
+	int err = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	/* Walk the separators of the parent: "/a/b/sock" makes /a, then /a/b. */
+	for (p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(dir, mode) && errno != EEXIST) {
+			err = scxk_err(-errno, "stats: cannot create %s", dir);
+			break;
+		}
+		*p = '/';
+	}
+	free(dir);
+	return err;
+}
+
+/* Decide whether @path can be (re)bound: 0 if absent or stale. */
+static int check_path(const char *path, const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : scxk_err(-errno, "stats: cannot stat %s", path);
+	if (!S_ISSOCK(st.st_mode))
+		return scxk_err(-EEXIST, "stats: %s exists and is not a socket; not removing it",
+				path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return scxk_err(-errno, "stats: cannot create a socket");
+	ret = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	/* A full backlog (EAGAIN) still means someone is listening. */
+	if (!ret || errno == EAGAIN || errno == EINPROGRESS) {
+		close(fd);
+		return scxk_err(-EADDRINUSE,
+				"stats: another scheduler is serving stats on %s; stop it or pick "
+				"another --stats-socket",
+				path);
+	}
+	ret = errno;
+	close(fd);
+	if (ret != ECONNREFUSED)
+		return scxk_err(-ret, "stats: cannot probe %s", path);
+	scxk_dbg("stats: removing stale socket %s", path);
+	if (unlink(path) && errno != ENOENT)
+		return scxk_err(-errno, "stats: cannot remove stale socket %s", path);
+	return 0;
+}
+
+static int server_listen(struct scxk_stats_server *srv, mode_t sock_mode)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int err;
+
+	if (strlen(srv->path) >= sizeof(sa.sun_path))
+		return scxk_err(-ENAMETOOLONG, "stats: socket path %s", srv->path);
+	strcpy(sa.sun_path, srv->path);
+	if ((err = check_path(srv->path, &sa)))
+		return err;
+	srv->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (srv->lfd < 0)
+		return scxk_err(-errno, "stats: cannot create a socket");
+	/*
+	 * Linux gives the new socket file the socket inode's mode (minus the
+	 * umask), so setting it before bind() leaves no window where the file
+	 * is more open than asked; the chmod() afterwards undoes the umask.
+	 */
+	fchmod(srv->lfd, sock_mode);
+	if (bind(srv->lfd, (struct sockaddr *)&sa, sizeof(sa)))
+		return scxk_err(-errno, "stats: cannot bind %s", srv->path);
+	if (chmod(srv->path, sock_mode) || lstat(srv->path, &st)) {
+		err = scxk_err(-errno, "stats: cannot set the mode of %s", srv->path);
+		unlink(srv->path);
+		return err;
+	}
+	srv->dev = st.st_dev;
+	srv->ino = st.st_ino;
+	if (listen(srv->lfd, SCXK_STATS_MAX_CLIENTS)) {
+		err = scxk_err(-errno, "stats: cannot listen on %s", srv->path);
+		unlink(srv->path);
+		return err;
+	}
+	return 0;
+}
+
+static void server_free(struct scxk_stats_server *srv)
+{
+	if (srv->lfd >= 0)
+		close(srv->lfd);
+	if (srv->efd >= 0)
+		close(srv->efd);
+	free(srv->path);
+	free(srv);
+}
+
+int scxk_stats_server_start_opts(struct scxk_stats_server **out, const char *path,
+				 const struct scxk_stats_ops *ops,
+				 const struct scxk_stats_server_opts *opts)
+{
+	mode_t sock_mode = opts && opts->sock_mode ? opts->sock_mode : 0600;
+	mode_t dir_mode = opts && opts->dir_mode ? opts->dir_mode : 0700;
+	struct scxk_stats_server *srv;
+	sigset_t all, old;
+	int err, i;
+
+	*out = NULL;
+	if (!path || !*path || !ops)
+		return scxk_err(-EINVAL, "stats: no socket path or nothing to serve");
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	srv->ops = ops;
+	srv->lfd = srv->efd = -1;
+	for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++)
+		srv->clients[i].fd = -1;
+	srv->path = strdup(path);
+	if (!srv->path) {
+		err = -ENOMEM;
+		goto err;
+	}
+	srv->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (srv->efd < 0) {
+		err = scxk_err(-errno, "stats: cannot create an eventfd");
+		goto err;
+	}
+	if ((err = mkdir_parents(path, dir_mode)) || (err = server_listen(srv, sock_mode)))
+		goto err;
+
+	/* Signals are for the main thread: it owns shutdown. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = -pthread_create(&srv->thread, NULL, server_thread, srv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		scxk_err(err, "stats: cannot start the server thread");
+		unlink(srv->path);
+		goto err;
+	}
+	scxk_dbg("stats: serving on %s", path);
+	*out = srv;
+	return 0;
+err:
+	server_free(srv);
+	return err;
+}
+
+int scxk_stats_server_start(struct scxk_stats_server **out, const char *path,
+			    const struct scxk_stats_ops *ops)
+{
+	return scxk_stats_server_start_opts(out, path, ops, NULL);
+}
+
+void scxk_stats_server_stop(struct scxk_stats_server *srv)
+{
+	uint64_t one = 1;
+	struct stat st;
+	int i;
+
+	if (!srv)
+		return;
+	while (write(srv->efd, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+	pthread_join(srv->thread, NULL);
+	for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++)
+		if (srv->clients[i].fd >= 0)
+			client_drop(srv, &srv->clients[i]);
+	if (!lstat(srv->path, &st) && st.st_dev == srv->dev && st.st_ino == srv->ino)
+		unlink(srv->path);
+	server_free(srv);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli.h - one option table per binary feeds getopt_long, --help, range
+ * checks and the man page's OPTIONS section (--help-man), so the four can
+ * never disagree. libscxkit appends the options every scheduler shares.
+ */
+#ifndef __SCXKIT_CLI_H
+#define __SCXKIT_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum scxk_opt_type {
+	SCXK_OPT_FLAG,	 /* bool, set to true when given */
+	SCXK_OPT_U64,	 /* uint64_t in [min, max] */
+	SCXK_OPT_DOUBLE, /* double in [min, max] (as integers) */
+	SCXK_OPT_STRING, /* const char *, argv's storage */
+	SCXK_OPT_CHOICE, /* const char *, one of choices[] */
+	SCXK_OPT_CUSTOM, /* parse(arg, dest) validates and stores */
+};
+
+struct scxk_opt {
+	const char *name; /* long name, kebab-case */
+	int short_opt;	  /* 0 for none */
+	const char *metavar;
+	enum scxk_opt_type type;
+	void *dest;
+	const char *help;
+	uint64_t min, max; /* for U64 and DOUBLE; max 0 means no limit */
+	const char *const *choices; /* NULL-terminated, for CHOICE */
+	int (*parse)(const char *arg, void *dest); /* for CUSTOM: 0 or -errno */
+	const char *dfl; /* default shown in --help; derived from *dest if NULL */
+};
+
+/* Options every scheduler has, filled by scxk_cli_parse(). */
+struct scxk_common_opts {
+	int verbose;
+	bool partial;		/* SCX_OPS_SWITCH_PARTIAL: only SCHED_EXT tasks */
+	uint64_t exit_dump_len; /* bytes of debug dump kept on error exits */
+	double stats_interval;	/* --stats: run and print every N s (0 = off) */
+	double monitor_interval; /* --monitor: print a running scheduler's stats */
+	const char *stats_path;	 /* stats socket */
+	bool help_stats;
+	uint64_t monitor_count; /* --monitor-count: stop after N prints (tests) */
+};
+
+struct scxk_cli {
+	const char *prog;     /* "scx_minimal" */
+	const char *summary;  /* one line for --help and the man page NAME */
+	const char *examples; /* lines for the Examples: block, may be NULL */
+	struct scxk_opt *opts; /* terminated by an entry with name == NULL */
+};
+
+/* Return values of scxk_cli_parse() besides 0 */
+#define SCXK_CLI_DONE 1 /* --help/--version/--help-man printed: exit 0 */
+
+/**
+ * scxk_cli_parse - parse @argv against @cli's table plus the common options
+ * @cli: the binary's description and option table
+ * @argc, @argv: from main()
+ * @common: receives the common options (initialised with defaults here)
+ *
+ * Return: 0 to go on, SCXK_CLI_DONE when the request was answered (help,
+ * version), or -EINVAL after printing one line and a hint to stderr; the
+ * caller then exits with SCXK_EXIT_USAGE.
+ */
+int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
+		   struct scxk_common_opts *common);
+
+/** scxk_cli_usage - print --help to @f */
+void scxk_cli_usage(const struct scxk_cli *cli, FILE *f);
+
+/** scxk_parse_u64 - strict decimal (or 0x hex) u64: no sign, no junk, no overflow */
+int scxk_parse_u64(const char *s, uint64_t *out);
+
+/** scxk_parse_double - strict finite non-negative double */
+int scxk_parse_double(const char *s, double *out);
+
+#endif /* __SCXKIT_CLI_H */

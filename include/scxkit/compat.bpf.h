@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * compat.bpf.h - one name per operation, whatever the kernel calls it.
+ *
+ * sched_ext renamed its kfuncs in 6.13 (scx_bpf_dispatch* became
+ * scx_bpf_dsq_insert*, scx_bpf_consume became scx_bpf_dsq_move_to_local)
+ * and 6.19 added struct-argument and bool-returning variants. The wrappers
+ * below pick the newest variant the running kernel has, decided at load
+ * time by libbpf (weak ksyms resolve to 0 when absent, and the verifier
+ * drops the dead branches).
+ *
+ * A "___scxk" suffix is a libbpf flavour: it is stripped when the symbol is
+ * resolved, so these declarations never clash with vmlinux.h's. The kernel
+ * names some kfuncs "name___v2" itself; those need a flavour on top
+ * ("name___v2___scxk"), otherwise libbpf would resolve the v1 symbol.
+ */
+#ifndef __SCXKIT_COMPAT_BPF_H
+#define __SCXKIT_COMPAT_BPF_H
+
+/* 6.12 names */
+void scx_bpf_dispatch___scxk(struct task_struct *p, u64 dsq_id, u64 slice, u64 enq_flags) __ksym __weak;
+void scx_bpf_dispatch_vtime___scxk(struct task_struct *p, u64 dsq_id, u64 slice, u64 vtime,
+				   u64 enq_flags) __ksym __weak;
+bool scx_bpf_consume___scxk(u64 dsq_id) __ksym __weak;
+/* 6.19+ bool-returning insert */
+bool scx_bpf_dsq_insert___v2___scxk(struct task_struct *p, u64 dsq_id, u64 slice,
+				    u64 enq_flags) __ksym __weak;
+
+/**
+ * scxk_dsq_insert - queue @p on @dsq_id in FIFO order with @slice ns
+ * Return: false only when a 6.19+ kernel refused the insertion.
+ */
+static __always_inline bool scxk_dsq_insert(struct task_struct *p, u64 dsq_id, u64 slice,
+					    u64 enq_flags)
+{
+	if (bpf_ksym_exists(scx_bpf_dsq_insert___v2___scxk))
+		return scx_bpf_dsq_insert___v2___scxk(p, dsq_id, slice, enq_flags);
+	if (bpf_ksym_exists(scx_bpf_dsq_insert)) {
+		scx_bpf_dsq_insert(p, dsq_id, slice, enq_flags);
+		return true;
+	}
+	scx_bpf_dispatch___scxk(p, dsq_id, slice, enq_flags);
+	return true;
+}
+
+/**
+ * scxk_dsq_insert_vtime - queue @p on user DSQ @dsq_id ordered by @vtime
+ * Return: false only when a 6.19+ kernel refused the insertion.
+ */
+static __always_inline bool scxk_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slice,
+						  u64 vtime, u64 enq_flags)
+{
+	if (bpf_ksym_exists(__scx_bpf_dsq_insert_vtime)) {
+		struct scx_bpf_dsq_insert_vtime_args args = {
+			.dsq_id = dsq_id,
+			.slice = slice,
+			.vtime = vtime,
+			.enq_flags = enq_flags,
+		};
+
+		return __scx_bpf_dsq_insert_vtime(p, &args);
+	}
+	if (bpf_ksym_exists(scx_bpf_dsq_insert_vtime)) {
+		scx_bpf_dsq_insert_vtime(p, dsq_id, slice, vtime, enq_flags);
+		return true;
+	}
+	scx_bpf_dispatch_vtime___scxk(p, dsq_id, slice, vtime, enq_flags);
+	return true;
+}
+
+/** scxk_dsq_move_to_local - move the first task of @dsq_id to this CPU's local DSQ */
+static __always_inline bool scxk_dsq_move_to_local(u64 dsq_id)
+{
+	if (bpf_ksym_exists(scx_bpf_dsq_move_to_local))
+		return scx_bpf_dsq_move_to_local(dsq_id);
+	return scx_bpf_consume___scxk(dsq_id);
+}
+
+/** scxk_now - the scheduler clock (scx_bpf_now() where it exists, 6.14+) */
+static __always_inline u64 scxk_now(void)
+{
+	if (bpf_ksym_exists(scx_bpf_now))
+		return scx_bpf_now();
+	return bpf_ktime_get_ns();
+}
+
+/** scxk_task_set_slice - change the remaining slice of @p (kfunc from 6.19) */
+static __always_inline void scxk_task_set_slice(struct task_struct *p, u64 slice)
+{
+	if (bpf_ksym_exists(scx_bpf_task_set_slice))
+		scx_bpf_task_set_slice(p, slice);
+	else
+		p->scx.slice = slice;
+}
+
+/*
+ * Enum values read through CO-RE, for the flags whose value moved between
+ * kernels; the fallback is the 6.12 value.
+ */
+#define SCXK_ENUM(__type, __name, __dfl)                                                           \
+	(bpf_core_enum_value_exists(__type, __name) ? bpf_core_enum_value(__type, __name) : (__dfl))
+
+#endif /* __SCXKIT_COMPAT_BPF_H */

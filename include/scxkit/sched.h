@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sched.h - the life cycle every scxkit loader shares.
+ *
+ * A scheduler's main.c fills a struct scxk_sched with its option table and
+ * a few hooks, and hands it to scxk_sched_main(), which parses options,
+ * checks the system (sched_ext present, privileges, no other scheduler),
+ * opens the skeleton, writes topology and common settings, loads, attaches,
+ * serves stats, waits for a signal or a kernel-side exit, reports the exit
+ * info and restarts in-process when the kernel asks for it (CPU hotplug).
+ */
+#ifndef __SCXKIT_SCHED_H
+#define __SCXKIT_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <scxkit/cli.h>
+#include <scxkit/stats_ids.h>
+#include <scxkit/topo_data.h>
+#include <scxkit/uei.h>
+
+struct bpf_object;
+struct bpf_object_skeleton;
+struct bpf_link;
+struct scxk_topo;
+struct scxk_stats_ops;
+struct scxk_run;
+
+#define SCXK_TICK_RESTART 1
+
+struct scxk_sched {
+	const char *name; /* the ops' .name, e.g. "minimal" */
+	const struct scxk_cli *cli;
+	/* Checks between options, after parsing: 0 or -EINVAL (exit 2). */
+	int (*validate)(struct scxk_run *run);
+	/* Open the skeleton and set run->skel, run->obj and run->skeleton. */
+	int (*open)(struct scxk_run *run);
+	/* Before load: write rodata and map sizes from options and topology. */
+	int (*configure)(struct scxk_run *run);
+	/* After attach (optional). */
+	int (*attached)(struct scxk_run *run);
+	/*
+	 * Periodic user-space work every tick_ms while attached (optional).
+	 * Returns 0, a negative errno (logged, the scheduler keeps running),
+	 * or SCXK_TICK_RESTART to detach and start again in-process with the
+	 * same options (e.g. after a power profile change).
+	 */
+	int (*tick)(struct scxk_run *run);
+	unsigned int tick_ms;
+	/* Free the skeleton (scx_<name>__destroy). */
+	void (*destroy)(struct scxk_run *run);
+	/* The stats this scheduler serves on its socket (optional). */
+	const struct scxk_stats_ops *stats;
+};
+
+struct scxk_run {
+	const struct scxk_sched *sched;
+	struct scxk_common_opts common;
+	struct scxk_topo *topo;
+	void *skel;
+	struct bpf_object *obj;
+	struct bpf_object_skeleton *skeleton;
+	struct bpf_link *link;
+	volatile struct scxk_uei *uei; /* mmaped .data.uei, valid after load */
+	unsigned int restarts;
+	void *priv; /* the scheduler's own state */
+};
+
+/**
+ * scxk_sched_main - the whole life of a scheduler binary
+ * @s: the scheduler's description
+ * @argc, @argv: from main()
+ *
+ * Return: the process exit status (SCXK_EXIT_*).
+ */
+int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv);
+
+/**
+ * scxk_check_system - refuse early, with a clear message, when this
+ *                     machine cannot take a scheduler now
+ *
+ * Checks for /sys/kernel/sched_ext (CONFIG_SCHED_CLASS_EXT), root
+ * privileges, and that no other sched_ext scheduler is enabled.
+ * Return: 0, or a negative errno after logging the reason.
+ */
+int scxk_check_system(void);
+
+/**
+ * scxk_obj_set_var - write global variable @var of section @sec (".rodata",
+ *                    ".bss", ...) before load
+ * Return: 0, -ENOENT if the section or variable does not exist, -EINVAL on
+ * a size mismatch.
+ */
+int scxk_obj_set_var(struct bpf_object *obj, const char *sec, const char *var, const void *val,
+		     size_t size);
+
+/**
+ * scxk_obj_set_ops_field - write member @field of the scheduler's
+ *                          sched_ext_ops before load; integer members only
+ * Return: 0, -ENOENT if the member does not exist in this build's BTF.
+ */
+int scxk_obj_set_ops_field(struct bpf_object *obj, const char *field, uint64_t val);
+
+/**
+ * scxk_counters_read - sum the per-CPU BPF counters (scxk_stat_add) over CPUs
+ * @obj: the loaded object
+ * @out: receives SCXK_MAX_COUNTERS values
+ * Return: 0 or a negative errno.
+ */
+int scxk_counters_read(struct bpf_object *obj, uint64_t out[SCXK_MAX_COUNTERS]);
+
+/** scxk_exiting - true once SIGINT/SIGTERM arrived (for long ticks) */
+bool scxk_exiting(void);
+
+#endif /* __SCXKIT_SCHED_H */

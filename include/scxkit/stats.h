@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * stats.h - the stats socket: a server thread inside each scheduler and the
+ * client behind --stats/--monitor. The wire format is the scx_stats one used
+ * by upstream sched_ext tools: one JSON request per line over a UNIX stream
+ * socket, one JSON response line each ({"errno":N,"args":{"resp":...}}).
+ * docs/stats-protocol.md is the reference for the format.
+ *
+ * Requests are read-only: the server only ever calls the ops' collect(), so
+ * whoever can reach the socket can watch the scheduler but never steer it.
+ */
+#ifndef __SCXKIT_STATS_H
+#define __SCXKIT_STATS_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#define SCXK_STATS_DEFAULT_PATH "/var/run/scx/root/stats"
+#define SCXK_STATS_MAX_REQ	4096 /* longest request line, without its '\n' */
+#define SCXK_STATS_MAX_CLIENTS	16   /* clients served at once; more are closed */
+#define SCXK_STATS_STALL_MS	5000 /* a client stuck mid-line or not reading is dropped */
+
+enum scxk_stat_type {
+	SCXK_STAT_U64,	  /* "u64": counters; jansson caps values at INT64_MAX */
+	SCXK_STAT_I64,	  /* "i64" */
+	SCXK_STAT_FLOAT,  /* "float": a JSON real, never NaN or infinity */
+	SCXK_STAT_STRING, /* "string" */
+};
+
+struct scxk_stat_desc {
+	const char *name; /* JSON key, snake_case */
+	enum scxk_stat_type type;
+	const char *desc; /* one line for --help-stats and stats_meta */
+};
+
+struct scxk_stats_ops {
+	const char *name; /* struct name in stats_meta, e.g. "Metrics" */
+	const char *desc;
+	const struct scxk_stat_desc *fields;
+	size_t nr_fields;
+	/*
+	 * Per-connection state (both optional), so a scheduler can report
+	 * deltas since this client's previous read. open() returning NULL
+	 * refuses the connection.
+	 */
+	void *(*open)(void *arg);
+	void (*close)(void *state, void *arg);
+	/*
+	 * Fill @out (an empty JSON object) with the fields; 0 or -errno, which
+	 * becomes the response's errno. Runs on the server thread, so anything
+	 * it shares with the scheduler's main thread needs its own locking.
+	 */
+	int (*collect)(json_t *out, void *state, void *arg);
+	void *arg;
+};
+
+struct scxk_stats_server_opts {
+	mode_t sock_mode; /* socket file mode; 0 means 0600 */
+	mode_t dir_mode;  /* mode of directories created for it; 0 means 0700 */
+};
+
+struct scxk_stats_server;
+struct scxk_stats_client;
+
+/**
+ * scxk_stats_server_start - serve @ops on a UNIX socket at @path from a thread
+ * @out: set to the new server on success
+ * @path: socket path; missing parent directories are created with mode 0700
+ * @ops: what to serve; must outlive the server
+ *
+ * A stale socket left by a dead server is replaced; one that a live server
+ * still answers on is not. The socket is listening when this returns.
+ *
+ * Return: 0, -EADDRINUSE if a live server owns @path, -EEXIST if @path is
+ * not a socket, or another negative errno.
+ */
+int scxk_stats_server_start(struct scxk_stats_server **out, const char *path,
+			    const struct scxk_stats_ops *ops);
+
+/**
+ * scxk_stats_server_start_opts - scxk_stats_server_start() with file modes
+ * @out: set to the new server on success
+ * @path: socket path
+ * @ops: what to serve; must outlive the server
+ * @opts: modes of the socket and of created directories; NULL for defaults
+ *
+ * Return: as scxk_stats_server_start().
+ */
+int scxk_stats_server_start_opts(struct scxk_stats_server **out, const char *path,
+				 const struct scxk_stats_ops *ops,
+				 const struct scxk_stats_server_opts *opts);
+
+/**
+ * scxk_stats_server_stop - stop the thread, drop all clients, unlink the socket
+ * @srv: server from scxk_stats_server_start(), or NULL (nothing happens)
+ *
+ * The socket file is only removed if it is still the one this server bound,
+ * so a newer instance's socket survives an old instance's shutdown.
+ */
+void scxk_stats_server_stop(struct scxk_stats_server *srv);
+
+/**
+ * scxk_stats_handle - answer one request line, without any I/O
+ * @ops: what to serve (NULL serves nothing: every stats request fails)
+ * @state: the connection's state from ops->open(), passed to collect()
+ * @req: request bytes, need not be NUL-terminated; no trailing '\n'
+ * @len: length of @req
+ *
+ * Return: a malloc'd, NUL-terminated response line without '\n', or NULL if
+ * memory ran out. Errors are in the line's errno field: EINVAL for malformed
+ * JSON, an unknown "req" or target; E2BIG if @len > SCXK_STATS_MAX_REQ.
+ */
+char *scxk_stats_handle(const struct scxk_stats_ops *ops, void *state, const char *req,
+			size_t len);
+
+/**
+ * scxk_stats_client_open - connect to a stats server
+ * @out: set to the new client on success
+ * @path: socket path
+ * @timeout_ms: limit for the connect and for each later request; <= 0 waits forever
+ *
+ * Keep one client across reads to get per-connection deltas: each new
+ * connection starts its own count.
+ *
+ * Return: 0, -ENOENT or -ECONNREFUSED if no server is there (yet), or
+ * another negative errno. Failures are logged at debug level only.
+ */
+int scxk_stats_client_open(struct scxk_stats_client **out, const char *path, int timeout_ms);
+
+/**
+ * scxk_stats_client_request - send one request line and wait for its response
+ * @c: client from scxk_stats_client_open()
+ * @req_line: JSON request, without '\n'
+ * @resp: set to the response's "resp" value (caller json_decref()s), or NULL
+ *
+ * Return: 0, the negated errno field of the response, -ETIMEDOUT, -EPIPE
+ * or -ECONNRESET if the server went away (the client is then unusable), or
+ * -EPROTO for a response that is not scx_stats JSON.
+ */
+int scxk_stats_client_request(struct scxk_stats_client *c, const char *req_line, json_t **resp);
+
+/** scxk_stats_client_close - disconnect and free @c (NULL is fine) */
+void scxk_stats_client_close(struct scxk_stats_client *c);
+
+/**
+ * scxk_stats_request - one-shot connect, request, disconnect
+ * @path: socket path
+ * @req_line: JSON request, without '\n'
+ * @resp: set to the response's "resp" value (caller json_decref()s), or NULL
+ * @timeout_ms: limit for connect and for the reply; <= 0 waits forever
+ *
+ * Return: as scxk_stats_client_open() and scxk_stats_client_request().
+ */
+int scxk_stats_request(const char *path, const char *req_line, json_t **resp, int timeout_ms);
+
+/*
+ * Set to stop scxk_stats_monitor() at its next check (within ~100 ms). The
+ * monitor clears it on entry and sets it from SIGINT and SIGTERM.
+ */
+extern volatile sig_atomic_t scxk_stats_monitor_stop;
+
+/**
+ * scxk_stats_monitor - print a running server's stats every @interval_s seconds
+ * @path: socket path
+ * @interval_s: seconds between reads (> 0)
+ * @count: stop after this many prints; <= 0 runs until SIGINT/SIGTERM
+ * @out: where to print
+ * @print: prints one "resp" value; NULL for scxk_stats_print_line()
+ *
+ * Keeps one connection so each line shows deltas since the previous one.
+ * While the socket is absent or refuses (scheduler not started, or
+ * restarting), retries every second. For the duration of the call, SIGINT
+ * and SIGTERM set scxk_stats_monitor_stop; previous handlers are restored.
+ *
+ * Return: 0 when @count prints are done or on a stop request, else -errno.
+ */
+int scxk_stats_monitor(const char *path, double interval_s, int count, FILE *out,
+		       void (*print)(json_t *resp, FILE *out));
+
+/**
+ * scxk_stats_print_line - print a stats object as one "key=value ..." line
+ * @resp: "resp" value of a stats response
+ * @out: where to print
+ *
+ * Keys come in the server's order (scxkit servers send the meta's field
+ * order); reals print as %.2f, nested values as compact JSON.
+ */
+void scxk_stats_print_line(json_t *resp, FILE *out);
+
+/**
+ * scxk_stats_print_meta - describe every field for --help-stats
+ * @ops: the stats a scheduler serves
+ * @out: where to print; one line per field: name, type, description
+ */
+void scxk_stats_print_meta(const struct scxk_stats_ops *ops, FILE *out);
+
+/**
+ * scxk_stats_meta_json - the stats_meta "resp" value for @ops
+ * @ops: the stats a scheduler serves, or NULL (empty object)
+ *
+ * Return: a new JSON object (caller json_decref()s), or NULL without memory.
+ */
+json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops);
+
+/** scxk_stats_type_name - "u64", "i64", "float" or "string"; "?" if unknown */
+const char *scxk_stats_type_name(enum scxk_stat_type type);
+
+#endif /* __SCXKIT_STATS_H */

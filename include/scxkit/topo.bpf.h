@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * topo.bpf.h - the machine's shape on the BPF side, idle-CPU picking and
+ * topology DSQs (common/bpf/topo.bpf.c). User space fills scxk_topo
+ * (libscxkit: scxk_topo_to_bpf) before load; scxk_topo_init() must run in
+ * the scheduler's ops.init() before anything below is used.
+ */
+#ifndef __SCXKIT_TOPO_BPF_H
+#define __SCXKIT_TOPO_BPF_H
+
+#include <scxkit/topo_data.h>
+#include <scxkit/dsq.h>
+
+extern struct scxk_topo_data scxk_topo SEC(".data.scxk_topo");
+
+/* Flags of scxk_pick_idle_cpu() */
+#define SCXK_IDLE_NO_CORE (1ULL << 0)  /* don't look for fully idle SMT cores first */
+#define SCXK_IDLE_LLC_ONLY (1ULL << 1) /* stay in prev_cpu's LLC */
+#define SCXK_IDLE_NODE_ONLY (1ULL << 2) /* stay in prev_cpu's NUMA node */
+
+/** scxk_topo_init - build the LLC and node cpumasks; call from ops.init() */
+s32 scxk_topo_init(void);
+
+/**
+ * scxk_pick_idle_cpu - claim an idle CPU for @p, nearest to @prev_cpu first
+ * @p: the task to place
+ * @prev_cpu: where it ran last (its cache is warm there)
+ * @flags: SCXK_IDLE_*
+ *
+ * Order: @prev_cpu if its whole core is idle, a fully idle core in the same
+ * LLC, then node, then anywhere; then @prev_cpu if idle, any idle CPU in
+ * the LLC, node, anywhere. Fully idle cores come first because an SMT
+ * sibling shares the core's execution units (the reason scx_simple's
+ * idle-core preference gained ~3.5% on Meta's fleet). Only CPUs @p may use
+ * are considered, and the CPU returned is already claimed (no longer idle).
+ *
+ * Return: the CPU, or -EBUSY when none is idle.
+ */
+s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags);
+
+/**
+ * scxk_pick_idle_in - claim an idle CPU of @dom that @p may use
+ * @pick_flags: SCX_PICK_IDLE_CORE to accept only CPUs of fully idle cores
+ * Return: the CPU, or -EBUSY.
+ */
+s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom, u64 pick_flags);
+
+/** scxk_llc_cpumask - CPUs of LLC @llc (NULL before scxk_topo_init()) */
+const struct cpumask *scxk_llc_cpumask(u32 llc);
+
+/** scxk_node_cpumask - CPUs of NUMA node @node (NULL before scxk_topo_init()) */
+const struct cpumask *scxk_node_cpumask(u32 node);
+
+/**
+ * scxk_dsq_create_topo - create one DSQ per CPU, per LLC and/or per node
+ * @percpu: create SCXK_DSQ_CPU(cpu) for every possible CPU
+ * @perllc: create SCXK_DSQ_LLC(llc) for every LLC
+ * @pernode: create SCXK_DSQ_NODE(node) for every node
+ *
+ * Each DSQ is allocated on the NUMA node of the CPUs it serves.
+ * Return: 0 or the kernel's negative errno.
+ */
+s32 scxk_dsq_create_topo(bool percpu, bool perllc, bool pernode);
+
+static __always_inline u32 scxk_cpu_llc(s32 cpu)
+{
+	return (u32)cpu < SCXK_MAX_CPUS ? scxk_topo.cpus[cpu].llc : 0;
+}
+
+static __always_inline u32 scxk_cpu_node(s32 cpu)
+{
+	return (u32)cpu < SCXK_MAX_CPUS ? scxk_topo.cpus[cpu].node : 0;
+}
+
+static __always_inline u32 scxk_cpu_capacity(s32 cpu)
+{
+	return (u32)cpu < SCXK_MAX_CPUS ? scxk_topo.cpus[cpu].capacity : 1024;
+}
+
+static __always_inline bool scxk_cpu_is_big(s32 cpu)
+{
+	return (u32)cpu < SCXK_MAX_CPUS && (scxk_topo.cpus[cpu].flags & SCXK_CPU_BIG);
+}
+
+#endif /* __SCXKIT_TOPO_BPF_H */

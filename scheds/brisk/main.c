@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * scx_brisk's loader: options, the primary domain and power profile, idle
+ * resume-latency QoS, and stats. All scheduling decisions are in
+ * brisk.bpf.c; this side only configures it and watches the power profile.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <jansson.h>
+
+#include <scxkit/cpumask.h>
+#include <scxkit/log.h>
+#include <scxkit/sched.h>
+#include <scxkit/stats.h>
+#include <scxkit/topo.h>
+
+#include "intf.h"
+#include "brisk.skel.h"
+
+/* How often the loader looks at the power profile in "-m auto" mode. */
+#define PROFILE_POLL_MS 1000
+#define QOS_UNSET UINT64_MAX
+
+static struct {
+	uint64_t slice_us, slice_min_us, slice_lag_us, throttle_us, idle_resume_us;
+	bool local_pcpu, local_kthreads, no_wake_sync, sticky, disable_smt, disable_numa;
+	bool cpufreq, no_preempt;
+	const char *primary;
+} cfg = {
+	.slice_us = 5000,
+	.slice_min_us = 250,
+	.slice_lag_us = 40000,
+	.idle_resume_us = QOS_UNSET,
+	.primary = "auto",
+};
+
+static bool is_domain_word(const char *s)
+{
+	static const char *const words[] = { "auto", "performance", "powersave", "turbo", "all" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(s, words[i]))
+			return true;
+	return false;
+}
+
+static int parse_primary(const char *arg, void *dest)
+{
+	struct scxk_cpumask m;
+
+	if (is_domain_word(arg)) {
+		*(const char **)dest = arg;
+		return 0;
+	}
+	/* CPU numbers are checked against this machine in validate(). */
+	if (scxk_cpumask_parse(arg, &m, SCXK_MAX_CPUS) || scxk_cpumask_empty(&m))
+		return -EINVAL;
+	*(const char **)dest = arg;
+	return 0;
+}
+
+static int parse_qos(const char *arg, void *dest)
+{
+	uint64_t v;
+
+	/* The kernel's PM QoS resume latency is an s32 of microseconds. */
+	if (scxk_parse_u64(arg, &v) || v > INT32_MAX)
+		return -EINVAL;
+	*(uint64_t *)dest = v;
+	return 0;
+}
+
+static struct scxk_opt opts[] = {
+	{ "slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "maximum time slice",
+	  .min = 100, .max = 1000000 },
+	{ "slice-min-us", 'L', "US", SCXK_OPT_U64, &cfg.slice_min_us,
+	  "minimum time slice, however many tasks wait", .min = 10, .max = 1000000 },
+	{ "slice-us-lag", 'l', "US", SCXK_OPT_U64, &cfg.slice_lag_us,
+	  "base sleep credit a waking task may bank", .max = 10000000 },
+	{ "throttle-us", 't', "US", SCXK_OPT_U64, &cfg.throttle_us,
+	  "inject this much idle after every slice to save power (0 = off)", .max = 1000000 },
+	{ "idle-resume-us", 'I', "US", SCXK_OPT_CUSTOM, &cfg.idle_resume_us,
+	  "set every CPU's idle resume-latency QoS, restored on exit", .parse = parse_qos,
+	  .dfl = "off" },
+	{ "local-pcpu", 'p', NULL, SCXK_OPT_FLAG, &cfg.local_pcpu,
+	  "send per-CPU tasks straight to their CPU's local queue" },
+	{ "local-kthreads", 'k', NULL, SCXK_OPT_FLAG, &cfg.local_kthreads,
+	  "send per-CPU kthreads straight to their CPU (implied by -t)" },
+	{ "no-wake-sync", 'w', NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
+	  "ignore synchronous-wakeup hints" },
+	{ "sticky-tasks", 'S', NULL, SCXK_OPT_FLAG, &cfg.sticky,
+	  "keep tasks that run under 10 us per schedule on their CPU" },
+	{ "primary-domain", 'm', "DOMAIN", SCXK_OPT_CUSTOM, &cfg.primary,
+	  "preferred CPUs: auto|performance|powersave|turbo|all, a cpulist or 0x mask",
+	  .parse = parse_primary },
+	{ "disable-smt", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_smt,
+	  "ignore SMT: do not prefer whole idle cores" },
+	{ "disable-numa", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_numa,
+	  "one queue for all NUMA nodes" },
+	{ "cpufreq", 'f', NULL, SCXK_OPT_FLAG, &cfg.cpufreq,
+	  "set each CPU's performance level from its busy ratio" },
+	{ "no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
+	  "never preempt a running task for a waking interactive one" },
+	{ 0 },
+};
+
+static const struct scxk_cli cli = {
+	.prog = "scx_brisk",
+	.summary = "Responsiveness first: interactive tasks get early deadlines and idle "
+		   "cores, CPU hogs wait.",
+	.examples = "  scx_brisk                      desktop defaults\n"
+		    "  scx_brisk -m performance -w    gaming on big cores, no wake-sync\n"
+		    "  scx_brisk -s 20000 -S          server-like: long slices, sticky tasks\n"
+		    "  scx_brisk -m powersave -t 100 -I 100   save power\n",
+	.opts = opts,
+};
+
+/* ---- power profile and primary domain ---- */
+
+enum profile { PROFILE_POWERSAVE, PROFILE_BALANCED, PROFILE_PERFORMANCE };
+
+static const char *sysfs_prefix(void)
+{
+	const char *p = getenv("SCX_SYSFS_PREFIX");
+
+	return p && *p ? p : "";
+}
+
+static int read_word(const char *rel, char *buf, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", sysfs_prefix(), rel);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * The system's power profile: ACPI platform_profile first, then the
+ * energy/performance preference of CPU 0, then its cpufreq governor (only
+ * "performance" means anything there: intel_pstate calls its balanced
+ * governor "powersave").
+ */
+static enum profile read_profile(void)
+{
+	char w[64];
+
+	if (!read_word("/sys/firmware/acpi/platform_profile", w, sizeof(w))) {
+		if (strstr(w, "low-power") || !strcmp(w, "quiet") || !strcmp(w, "cool"))
+			return PROFILE_POWERSAVE;
+		if (!strcmp(w, "performance"))
+			return PROFILE_PERFORMANCE;
+		return PROFILE_BALANCED;
+	}
+	if (!read_word("/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference", w,
+		       sizeof(w))) {
+		if (!strcmp(w, "power") || !strcmp(w, "balance_power"))
+			return PROFILE_POWERSAVE;
+		if (!strcmp(w, "performance"))
+			return PROFILE_PERFORMANCE;
+		return PROFILE_BALANCED;
+	}
+	if (!read_word("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", w, sizeof(w)) &&
+	    !strcmp(w, "performance"))
+		return PROFILE_PERFORMANCE;
+	return PROFILE_BALANCED;
+}
+
+struct domain {
+	struct scxk_cpumask mask;
+	const char *mode; /* what -m resolved to */
+	enum profile profile;
+};
+
+static void resolve_domain(const struct scxk_topo *t, const char *spec, struct domain *d)
+{
+	unsigned int best_freq = 0;
+	int cpu;
+
+	d->profile = read_profile();
+	d->mode = spec;
+	if (!strcmp(spec, "auto"))
+		d->mode = d->profile == PROFILE_POWERSAVE     ? "powersave"
+			  : d->profile == PROFILE_PERFORMANCE ? "performance"
+							      : "all";
+	scxk_cpumask_zero(&d->mask);
+	if (!is_domain_word(d->mode)) {
+		scxk_cpumask_parse(d->mode, &d->mask, t->nr_cpu_ids);
+		scxk_cpumask_and(&d->mask, &d->mask, &t->online);
+		return;
+	}
+	scxk_cpumask_for_each(cpu, &t->online)
+		if (t->big[cpu] && t->max_freq_khz[cpu] > best_freq)
+			best_freq = t->max_freq_khz[cpu];
+	scxk_cpumask_for_each(cpu, &t->online) {
+		bool big = !t->hybrid || t->big[cpu];
+
+		if (!strcmp(d->mode, "all") || (!strcmp(d->mode, "performance") && big) ||
+		    (!strcmp(d->mode, "powersave") && (!t->hybrid || !t->big[cpu])) ||
+		    (!strcmp(d->mode, "turbo") && big &&
+		     (!best_freq || t->max_freq_khz[cpu] == best_freq)))
+			scxk_cpumask_set(&d->mask, cpu);
+	}
+	if (scxk_cpumask_empty(&d->mask))
+		d->mask = t->online;
+}
+
+/* ---- idle resume-latency QoS (-I), restored on exit ---- */
+
+static int *qos_saved; /* per CPU; -1 = not changed */
+
+static int qos_write(int cpu, long v)
+{
+	char path[512];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+		 sysfs_prefix(), cpu);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	if (v == 0)
+		fputs("n/a", f); /* 0 means "no constraint"; the kernel spells it n/a */
+	else
+		fprintf(f, "%ld", v);
+	if (fclose(f))
+		err = -errno;
+	return err;
+}
+
+static void qos_apply(const struct scxk_topo *t)
+{
+	char buf[32], rel[128];
+	int cpu;
+
+	if (cfg.idle_resume_us == QOS_UNSET)
+		return;
+	qos_saved = calloc(t->nr_cpu_ids, sizeof(*qos_saved));
+	if (!qos_saved)
+		return;
+	for (cpu = 0; cpu < t->nr_cpu_ids; cpu++)
+		qos_saved[cpu] = -1;
+	scxk_cpumask_for_each(cpu, &t->online) {
+		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+			 cpu);
+		if (read_word(rel, buf, sizeof(buf))) {
+			scxk_warn("cpu%d has no resume-latency QoS; -I ignored there", cpu);
+			continue;
+		}
+		qos_saved[cpu] = !strcmp(buf, "n/a") ? 0 : atoi(buf);
+		if (qos_write(cpu, (long)cfg.idle_resume_us))
+			scxk_warn("cannot set cpu%d's resume-latency QoS", cpu);
+	}
+}
+
+static void qos_restore(int nr_cpu_ids)
+{
+	if (!qos_saved)
+		return;
+	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (qos_saved[cpu] >= 0)
+			qos_write(cpu, qos_saved[cpu]);
+	free(qos_saved);
+	qos_saved = NULL;
+}
+
+/* ---- stats ---- */
+
+static struct scxk_run *the_run;
+static struct domain cur_domain;
+
+#define HIST_FIELDS(prefix, unit)                                                                  \
+	{ prefix "0", SCXK_STAT_U64, "below the second bucket (" unit ")" },                       \
+	{ prefix "1", SCXK_STAT_U64, "bucket 1 (" unit ")" },                                      \
+	{ prefix "2", SCXK_STAT_U64, "bucket 2 (" unit ")" },                                      \
+	{ prefix "3", SCXK_STAT_U64, "bucket 3 (" unit ")" },                                      \
+	{ prefix "4", SCXK_STAT_U64, "bucket 4 (" unit ")" },                                      \
+	{ prefix "5", SCXK_STAT_U64, "bucket 5 (" unit ")" },                                      \
+	{ prefix "6", SCXK_STAT_U64, "bucket 6 (" unit ")" },                                      \
+	{ prefix "7", SCXK_STAT_U64, "the last bucket and above (" unit ")" }
+
+static const struct scxk_stat_desc stat_fields[] = {
+	{ "nr_running", SCXK_STAT_U64, "CPUs running a task now" },
+	{ "nr_cpus", SCXK_STAT_U64, "online CPUs" },
+	{ "direct", SCXK_STAT_U64, "tasks placed straight on an idle CPU" },
+	{ "percpu", SCXK_STAT_U64, "tasks queued on a CPU's own queue" },
+	{ "node", SCXK_STAT_U64, "tasks queued on their NUMA node's queue" },
+	{ "kthread", SCXK_STAT_U64, "per-CPU kthreads sent straight to their CPU" },
+	{ "sticky", SCXK_STAT_U64, "short tasks kept on their CPU (-S)" },
+	{ "preempt", SCXK_STAT_U64, "preemptions for waking interactive tasks" },
+	{ "keep_running", SCXK_STAT_U64, "slices refilled because nothing else waited" },
+	{ "smt_move", SCXK_STAT_U64, "tasks moved off an SMT-contended core or to an idle CPU" },
+	{ "waker_pull", SCXK_STAT_U64, "wakees moved towards a faster waker CPU" },
+	{ "throttle", SCXK_STAT_U64, "idle-injection periods (-t)" },
+	HIST_FIELDS("wfreq_", "wakeups/s: <4, 4-7, 8-15, 16-31, 32-63, 64-127, 128-255, >=256"),
+	HIST_FIELDS("slice_", "us: <128, 128-255, 256-511, ..., >=8192"),
+	{ "primary", SCXK_STAT_STRING, "CPUs of the primary domain" },
+	{ "mode", SCXK_STAT_STRING, "what -m resolved to" },
+};
+
+static void *stats_open(void *arg)
+{
+	(void)arg;
+	return calloc(SCXK_MAX_COUNTERS, sizeof(uint64_t));
+}
+
+static void stats_close(void *state, void *arg)
+{
+	(void)arg;
+	free(state);
+}
+
+static uint64_t nr_running(struct bpf_object *obj)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, "cpu_ctxs");
+	int nr = libbpf_num_possible_cpus();
+	struct scxk_pcpu {
+		uint64_t curr_deadline, busy_ns, window_start;
+		uint32_t perf_target, perf_set, running, pad;
+	} *v;
+	uint32_t zero = 0;
+	uint64_t sum = 0;
+
+	if (!map || nr <= 0 || bpf_map__value_size(map) != sizeof(*v))
+		return 0;
+	v = calloc(nr, sizeof(*v));
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(map), &zero, v))
+		for (int i = 0; i < nr; i++)
+			sum += v[i].running;
+	free(v);
+	return sum;
+}
+
+static int stats_collect(json_t *out, void *state, void *arg)
+{
+	static const char *const names[] = { "direct", "percpu", "node", "kthread", "sticky",
+					      "preempt", "keep_running", "smt_move", "waker_pull",
+					      "throttle" };
+	uint64_t now[SCXK_MAX_COUNTERS], *prev = state;
+	char buf[SCXK_CPULIST_BUF_LEN], key[32];
+	int err, i;
+
+	(void)arg;
+	if ((err = scxk_counters_read(the_run->obj, now)))
+		return err;
+	json_object_set_new(out, "nr_running", json_integer(nr_running(the_run->obj)));
+	json_object_set_new(out, "nr_cpus",
+			    json_integer(scxk_cpumask_weight(&the_run->topo->online)));
+	for (i = 0; i < BRISK_STAT_FREQ_HIST; i++)
+		json_object_set_new(out, names[i], json_integer(now[i] - prev[i]));
+	for (i = 0; i < BRISK_HIST_BUCKETS; i++) {
+		snprintf(key, sizeof(key), "wfreq_%d", i);
+		json_object_set_new(out, key, json_integer(now[BRISK_STAT_FREQ_HIST + i] -
+							   prev[BRISK_STAT_FREQ_HIST + i]));
+		snprintf(key, sizeof(key), "slice_%d", i);
+		json_object_set_new(out, key, json_integer(now[BRISK_STAT_SLICE_HIST + i] -
+							   prev[BRISK_STAT_SLICE_HIST + i]));
+	}
+	memcpy(prev, now, sizeof(now));
+	scxk_cpumask_format_list(&cur_domain.mask, buf, sizeof(buf));
+	json_object_set_new(out, "primary", json_string(buf));
+	json_object_set_new(out, "mode", json_string(cur_domain.mode));
+	return 0;
+}
+
+static const struct scxk_stats_ops stats = {
+	.name = "Metrics",
+	.desc = "scx_brisk: dispatch paths as deltas since the previous read",
+	.fields = stat_fields,
+	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
+	.open = stats_open,
+	.close = stats_close,
+	.collect = stats_collect,
+};
+
+/* ---- life cycle hooks ---- */
+
+static int brisk_validate(struct scxk_run *run)
+{
+	struct scxk_cpumask m;
+	struct scxk_topo *t;
+	int err;
+
+	(void)run;
+	if (cfg.slice_min_us > cfg.slice_us) {
+		fprintf(stderr, "scx_brisk: --slice-min-us (%llu) exceeds --slice-us (%llu)\n",
+			(unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_us);
+		return -EINVAL;
+	}
+	if (!is_domain_word(cfg.primary)) {
+		/* A CPU list or mask must name CPUs this machine has. */
+		if ((err = scxk_topo_read(&t)))
+			return err;
+		err = scxk_cpumask_parse(cfg.primary, &m, t->nr_cpu_ids);
+		scxk_topo_free(t);
+		if (err) {
+			fprintf(stderr, "scx_brisk: --primary-domain %s names CPUs this machine "
+					"does not have\n",
+				cfg.primary);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int brisk_open(struct scxk_run *run)
+{
+	struct scx_brisk *skel = scx_brisk__open();
+
+	if (!skel)
+		return scxk_err(-errno, "cannot open the BPF skeleton");
+	run->skel = skel;
+	run->obj = skel->obj;
+	run->skeleton = skel->skeleton;
+	the_run = run;
+	return 0;
+}
+
+static int brisk_configure(struct scxk_run *run)
+{
+	struct scx_brisk *skel = run->skel;
+	const struct scxk_topo *t = run->topo;
+	struct bpf_map *map;
+	uint64_t *bits;
+	size_t size;
+
+	resolve_domain(t, cfg.primary, &cur_domain);
+	skel->rodata->slice_max = cfg.slice_us * 1000;
+	skel->rodata->slice_min = cfg.slice_min_us * 1000;
+	skel->rodata->slice_lag = cfg.slice_lag_us * 1000;
+	skel->rodata->throttle_ns = cfg.throttle_us * 1000;
+	skel->rodata->local_pcpu = cfg.local_pcpu;
+	skel->rodata->local_kthreads = cfg.local_kthreads;
+	skel->rodata->no_wake_sync = cfg.no_wake_sync;
+	skel->rodata->sticky_tasks = cfg.sticky;
+	skel->rodata->smt_aware = !cfg.disable_smt && t->smt;
+	skel->rodata->numa_aware = !cfg.disable_numa && t->nr_nodes > 1;
+	skel->rodata->no_preempt = cfg.no_preempt;
+	skel->rodata->primary_all = scxk_cpumask_equal(&cur_domain.mask, &t->online);
+	skel->rodata->cpufreq_mode = cfg.cpufreq ? BRISK_CPUFREQ_AUTO
+				     : !strcmp(cur_domain.mode, "powersave") ? BRISK_CPUFREQ_MIN
+				     : !strcmp(cur_domain.mode, "performance") ||
+						     !strcmp(cur_domain.mode, "turbo")
+					     ? BRISK_CPUFREQ_MAX
+					     : BRISK_CPUFREQ_OFF;
+
+	map = bpf_object__find_map_by_name(run->obj, ".data.brisk_primary");
+	bits = map ? bpf_map__initial_value(map, &size) : NULL;
+	if (!bits || size < sizeof(cur_domain.mask.bits))
+		return scxk_err(-ENOENT, "cannot set the primary domain");
+	memcpy(bits, cur_domain.mask.bits, sizeof(cur_domain.mask.bits));
+	return 0;
+}
+
+static int brisk_attached(struct scxk_run *run)
+{
+	char buf[SCXK_CPULIST_BUF_LEN];
+
+	scxk_cpumask_format_list(&cur_domain.mask, buf, sizeof(buf));
+	scxk_info("primary domain %s (%s), slice %llu-%llu us", buf, cur_domain.mode,
+		  (unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_us);
+	qos_apply(run->topo);
+	return 0;
+}
+
+/* "-m auto" follows the power profile: a change restarts with the new domain. */
+static int brisk_tick(struct scxk_run *run)
+{
+	struct domain d;
+
+	if (strcmp(cfg.primary, "auto"))
+		return 0;
+	resolve_domain(run->topo, "auto", &d);
+	if (strcmp(d.mode, cur_domain.mode)) {
+		scxk_info("power profile changed: primary domain %s -> %s", cur_domain.mode,
+			  d.mode);
+		return SCXK_TICK_RESTART;
+	}
+	return 0;
+}
+
+static void brisk_destroy(struct scxk_run *run)
+{
+	qos_restore(run->topo ? run->topo->nr_cpu_ids : 0);
+	scx_brisk__destroy(run->skel);
+}
+
+static const struct scxk_sched sched = {
+	.name = "brisk",
+	.cli = &cli,
+	.validate = brisk_validate,
+	.open = brisk_open,
+	.configure = brisk_configure,
+	.attached = brisk_attached,
+	.tick = brisk_tick,
+	.tick_ms = PROFILE_POLL_MS,
+	.destroy = brisk_destroy,
+	.stats = &stats,
+};
+
+int main(int argc, char **argv)
+{
+	return scxk_sched_main(&sched, argc, argv);
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * policy.h - scx_brisk's arithmetic, as pure functions shared by the BPF
+ * program and the host unit tests (tests/unit/test_brisk.c).
+ *
+ * Times are in ns, weights in sched_ext units (100 = nice 0).
+ */
+#ifndef __BRISK_POLICY_H
+#define __BRISK_POLICY_H
+
+#include <scxkit/sched_math.h>
+
+/* Wakeup frequency is counted per 100 ms and capped: beyond 64 wakeups per
+ * 100 ms a task gains no more sleep credit (bpfland's MAX_WAKEUP_FREQ). */
+#define BRISK_FREQ_WINDOW_NS (100 * SCXK_NSEC_PER_MSEC)
+#define BRISK_MAX_LAG_SCALE 64
+/* Queue pressure at which the lag scale is halved, per CPU. */
+#define BRISK_Q_THRESH_PER_CPU 4
+/* With this much queued work a storm is on: sleep credit drops to 1x. The
+ * kernel's watchdog fires at 30 s by default; a tenth of a 5 s window keeps
+ * every queued task far from it. */
+#define BRISK_STARVE_GUARD_NS (500 * SCXK_NSEC_PER_MSEC)
+/* Tasks whose average run is below this are "sticky" with -S. */
+#define BRISK_STICKY_NS (10 * SCXK_NSEC_PER_USEC)
+
+/**
+ * brisk_lag_scale - how many slice_lag of sleep credit a task may bank
+ * @wakeup_freq: the task's wakeups per BRISK_FREQ_WINDOW_NS (EWMA)
+ * @nr_queued: tasks waiting in the queues the task competes in
+ * @nr_cpus: CPUs sharing those queues (>= 1)
+ * @slice_max: the maximum slice
+ *
+ * Frequent sleepers (interactive tasks) get more credit, but the credit
+ * shrinks as queues fill (q / (q + nr_queued)) and collapses to 1 when the
+ * queued work alone would take BRISK_STARVE_GUARD_NS: a fork or message
+ * storm wakes very often too, and must not look interactive.
+ */
+static inline u64 brisk_lag_scale(u64 wakeup_freq, u64 nr_queued, u64 nr_cpus, u64 slice_max)
+{
+	u64 q = BRISK_Q_THRESH_PER_CPU * (nr_cpus ? nr_cpus : 1);
+	u64 scale = scxk_clamp(wakeup_freq, 1, BRISK_MAX_LAG_SCALE);
+
+	if (nr_queued * slice_max >= BRISK_STARVE_GUARD_NS)
+		return 1;
+	scale = scale * q / (q + nr_queued);
+	return scale ? scale : 1;
+}
+
+/**
+ * brisk_deadline - a task's place in the queue: its vruntime, held back by
+ * at most lag_scale * slice_lag of sleep credit, plus the weighted runtime
+ * it has used since it last woke up
+ * @vtime: the task's vruntime (p->scx.dsq_vtime)
+ * @vtime_now: the scheduler's current vruntime
+ * @awake_vtime: weighted runtime since the last wakeup
+ * @slice_lag: base sleep credit (--slice-us-lag)
+ * @lag_scale: from brisk_lag_scale()
+ * @weight: task weight
+ *
+ * Short, frequent sleepers come back with little awake_vtime and the most
+ * credit, so they sort first; a CPU hog's awake_vtime keeps growing.
+ */
+static inline u64 brisk_deadline(u64 vtime, u64 vtime_now, u64 awake_vtime, u64 slice_lag,
+				 u64 lag_scale, u32 weight)
+{
+	u64 credit = scxk_scale_by_weight(slice_lag * lag_scale, weight);
+
+	return scxk_vtime_floor(vtime, vtime_now, credit) + awake_vtime;
+}
+
+/**
+ * brisk_awake_vtime - add a run to the weighted runtime since wakeup,
+ * capped so a long-running task's deadline stays within reach
+ */
+static inline u64 brisk_awake_vtime(u64 awake_vtime, u64 ran_ns, u32 weight, u64 slice_lag)
+{
+	u64 cap = scxk_scale_by_weight_inv(slice_lag, weight);
+
+	awake_vtime += scxk_scale_by_weight_inv(ran_ns, weight);
+	return awake_vtime > cap ? cap : awake_vtime;
+}
+
+/**
+ * brisk_slice - the time slice: slice_max scaled by weight, shared among
+ * the waiting tasks, never below slice_min
+ */
+static inline u64 brisk_slice(u64 slice_max, u64 slice_min, u32 weight, u64 nr_waiting)
+{
+	u64 s = scxk_scale_by_weight(slice_max, weight) / (nr_waiting ? nr_waiting : 1);
+
+	return s < slice_min ? slice_min : s;
+}
+
+/**
+ * brisk_wakeup_freq - update the wakeups-per-100ms EWMA at a wakeup
+ * @freq: the previous estimate
+ * @since_last_ns: time since the previous wakeup
+ */
+static inline u64 brisk_wakeup_freq(u64 freq, u64 since_last_ns)
+{
+	u64 sample = BRISK_FREQ_WINDOW_NS / (since_last_ns ? since_last_ns : 1);
+
+	return scxk_calc_avg(freq, sample > 1024 ? 1024 : sample);
+}
+
+/**
+ * brisk_should_preempt - may a waking task with @deadline take a CPU whose
+ * current task has @curr_deadline? Only with a clear lead (one slice_min of
+ * vtime), so that equals do not ping-pong.
+ */
+static inline bool brisk_should_preempt(u64 deadline, u64 curr_deadline, u64 margin)
+{
+	return scxk_time_before(deadline + margin, curr_deadline);
+}
+
+/** brisk_log2_bucket - bucket of @v in a log2 histogram starting at 2^@lo */
+static inline u32 brisk_log2_bucket(u64 v, u32 lo, u32 nr)
+{
+	u32 b = 0;
+
+	while (b < nr - 1 && v >= (1ULL << (lo + b)))
+		b++;
+	return b;
+}
+
+/**
+ * brisk_perf_target - cpufreq performance level (0..1024) from a CPU's busy
+ * ratio: proportional, but full speed from 75% busy on, where a lower
+ * frequency would cost latency (as schedutil's 1.25x headroom does)
+ */
+static inline u32 brisk_perf_target(u64 busy_ns, u64 window_ns)
+{
+	u64 perf;
+
+	if (!window_ns)
+		return 1024;
+	perf = busy_ns * 1024 / window_ns;
+	if (perf * 4 >= 1024 * 3)
+		return 1024;
+	return perf > 1024 ? 1024 : (u32)perf;
+}
+
+#endif /* __BRISK_POLICY_H */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* scx_brisk's deadline, sleep-credit and slice arithmetic (scheds/brisk/policy.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "policy.h"
+
+#define MS SCXK_NSEC_PER_MSEC
+#define US SCXK_NSEC_PER_USEC
+
+static void test_lag_scale(void **state)
+{
+	(void)state;
+	/* Rare wakers get at least 1x, frequent ones more, capped at 64x. */
+	assert_int_equal(brisk_lag_scale(0, 0, 4, 5 * MS), 1);
+	assert_int_equal(brisk_lag_scale(10, 0, 4, 5 * MS), 10);
+	assert_int_equal(brisk_lag_scale(1000, 0, 4, 5 * MS), BRISK_MAX_LAG_SCALE);
+	/* Queue pressure shrinks it: 16 queued on 4 CPUs (q = 16) halves it. */
+	assert_int_equal(brisk_lag_scale(40, 16, 4, 5 * MS), 20);
+	/* A storm (queued work >= 500 ms) removes the bonus entirely. */
+	assert_int_equal(brisk_lag_scale(64, 100, 4, 5 * MS), 1);
+	assert_int_equal(brisk_lag_scale(64, 99, 4, 5 * MS), 64 * 16 / (16 + 99));
+	/* nr_cpus 0 never divides by zero. */
+	assert_true(brisk_lag_scale(8, 3, 0, 5 * MS) >= 1);
+}
+
+static void test_deadline_orders_interactive_first(void **state)
+{
+	u64 now = 1000 * MS, lag = 40 * MS;
+	u64 hog, interactive, sleeper;
+
+	(void)state;
+	/* A hog at the clock, which has used its full awake allowance. */
+	hog = brisk_deadline(now, now, brisk_awake_vtime(0, 100 * MS, 100, lag), lag, 1, 100);
+	/* An interactive task that ran 200 us since waking, woken often. */
+	interactive = brisk_deadline(now, now, brisk_awake_vtime(0, 200 * US, 100, lag), lag,
+				     20, 100);
+	assert_true(scxk_time_before(interactive, hog));
+	/* A long sleeper is pulled up to (at most) its credit behind now. */
+	sleeper = brisk_deadline(0, now, 0, lag, 1, 100);
+	assert_int_equal(sleeper, now - lag);
+	/* ... and a frequent waker may bank more credit than a rare one. */
+	assert_true(brisk_deadline(0, now, 0, lag, 8, 100) < sleeper);
+	/* Heavier tasks (lower nice) get proportionally more credit. */
+	assert_true(brisk_deadline(0, now, 0, lag, 1, 200) < sleeper);
+}
+
+static void test_awake_vtime_capped(void **state)
+{
+	u64 lag = 40 * MS, a = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		a = brisk_awake_vtime(a, 5 * MS, 100, lag);
+	assert_int_equal(a, lag);
+	/* A nice -ish task (weight 200) accumulates half as fast, same cap in its units. */
+	assert_int_equal(brisk_awake_vtime(0, 10 * MS, 200, lag), 5 * MS);
+	assert_int_equal(brisk_awake_vtime(0, 1000 * MS, 200, lag), lag / 2);
+}
+
+static void test_slice(void **state)
+{
+	(void)state;
+	assert_int_equal(brisk_slice(5 * MS, 250 * US, 100, 0), 5 * MS);
+	assert_int_equal(brisk_slice(5 * MS, 250 * US, 100, 4), 1250 * US);
+	/* Never below the minimum however many wait. */
+	assert_int_equal(brisk_slice(5 * MS, 250 * US, 100, 1000), 250 * US);
+	/* Weight scales it. */
+	assert_int_equal(brisk_slice(5 * MS, 250 * US, 200, 1), 10 * MS);
+	assert_int_equal(brisk_slice(5 * MS, 250 * US, 1, 1), 250 * US);
+}
+
+static void test_wakeup_freq(void **state)
+{
+	u64 f = 0;
+	int i;
+
+	(void)state;
+	/* Waking every 5 ms is 20 per 100 ms. */
+	for (i = 0; i < 50; i++)
+		f = brisk_wakeup_freq(f, 5 * MS);
+	assert_in_range(f, 19, 20);
+	/* A rare waker decays toward 0. */
+	for (i = 0; i < 50; i++)
+		f = brisk_wakeup_freq(f, 10 * 1000 * MS);
+	assert_int_equal(f, 0);
+	/* Back-to-back wakeups are capped, no division by zero. */
+	assert_true(brisk_wakeup_freq(0, 0) <= 1024);
+}
+
+static void test_preempt(void **state)
+{
+	(void)state;
+	assert_true(brisk_should_preempt(100, 1000, 500));
+	assert_false(brisk_should_preempt(600, 1000, 500));
+	assert_false(brisk_should_preempt(1000, 1000, 0));
+	/* Wrap-safe, like every vtime comparison. */
+	assert_true(brisk_should_preempt(UINT64_MAX - 1000, 10, 500));
+}
+
+static void test_buckets_and_perf(void **state)
+{
+	(void)state;
+	assert_int_equal(brisk_log2_bucket(0, 2, 8), 0);
+	assert_int_equal(brisk_log2_bucket(3, 2, 8), 0);
+	assert_int_equal(brisk_log2_bucket(4, 2, 8), 1);
+	assert_int_equal(brisk_log2_bucket(7, 2, 8), 1);
+	assert_int_equal(brisk_log2_bucket(8, 2, 8), 2);
+	assert_int_equal(brisk_log2_bucket(1ULL << 40, 2, 8), 7);
+	assert_int_equal(brisk_perf_target(0, 100), 0);
+	assert_int_equal(brisk_perf_target(50, 100), 512);
+	assert_int_equal(brisk_perf_target(75, 100), 1024);
+	assert_int_equal(brisk_perf_target(200, 100), 1024);
+	assert_int_equal(brisk_perf_target(5, 0), 1024);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lag_scale),
+		cmocka_unit_test(test_deadline_orders_interactive_first),
+		cmocka_unit_test(test_awake_vtime_capped),
+		cmocka_unit_test(test_slice),
+		cmocka_unit_test(test_wakeup_freq),
+		cmocka_unit_test(test_preempt),
+		cmocka_unit_test(test_buckets_and_perf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The option table: parsing, strict values, help, exit codes. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <scxkit/cli.h>
+
+static struct {
+	bool flag;
+	uint64_t num;
+	double ratio;
+	const char *mode;
+	const char *name;
+} cfg;
+
+static const char *const modes[] = { "auto", "performance", "powersave", NULL };
+
+static int parse_even(const char *arg, void *dest)
+{
+	uint64_t v;
+
+	if (scxk_parse_u64(arg, &v) || v % 2)
+		return -EINVAL;
+	*(uint64_t *)dest = v;
+	return 0;
+}
+
+static uint64_t even;
+
+static struct scxk_opt opts[] = {
+	{ "flag", 'f', NULL, SCXK_OPT_FLAG, &cfg.flag, "a flag" },
+	{ "num", 'n', "N", SCXK_OPT_U64, &cfg.num, "a number", .min = 1, .max = 100 },
+	{ "ratio", 0, "R", SCXK_OPT_DOUBLE, &cfg.ratio, "a ratio", .max = 1 },
+	{ "mode", 'm', "MODE", SCXK_OPT_CHOICE, &cfg.mode, "a mode", .choices = modes },
+	{ "name", 0, "NAME", SCXK_OPT_STRING, &cfg.name, "a name" },
+	{ "even", 'e', "N", SCXK_OPT_CUSTOM, &even, "an even number", .parse = parse_even,
+	  .dfl = "0" },
+	{ 0 },
+};
+
+static const struct scxk_cli cli = { .prog = "scx_test", .summary = "test", .opts = opts };
+
+static int parse(struct scxk_common_opts *c, ...)
+{
+	char *argv[32] = { "scx_test" };
+	int argc = 1;
+	va_list ap;
+	char *a;
+
+	va_start(ap, c);
+	while ((a = va_arg(ap, char *)) && argc < 31)
+		argv[argc++] = a;
+	va_end(ap);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.num = 10;
+	cfg.mode = "auto";
+	return scxk_cli_parse(&cli, argc, argv, c);
+}
+
+static void test_good(void **state)
+{
+	struct scxk_common_opts c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "-f", "--num=42", "--ratio", "0.5", "-m", "powersave",
+			       "--name", "x", "-e", "8", "--partial", "--stats", "2",
+			       "--exit-dump-len", "4096", "-vv", NULL),
+			 0);
+	assert_true(cfg.flag);
+	assert_int_equal(cfg.num, 42);
+	assert_true(cfg.ratio == 0.5);
+	assert_string_equal(cfg.mode, "powersave");
+	assert_string_equal(cfg.name, "x");
+	assert_int_equal(even, 8);
+	assert_true(c.partial);
+	assert_true(c.stats_interval == 2.0);
+	assert_int_equal(c.exit_dump_len, 4096);
+	assert_int_equal(c.verbose, 2);
+}
+
+static void test_defaults(void **state)
+{
+	struct scxk_common_opts c;
+
+	(void)state;
+	assert_int_equal(parse(&c, NULL), 0);
+	assert_int_equal(cfg.num, 10);
+	assert_false(c.partial);
+	assert_int_equal(c.exit_dump_len, 32768);
+	assert_string_equal(c.stats_path, "/var/run/scx/root/stats");
+}
+
+static void test_bad(void **state)
+{
+	struct scxk_common_opts c;
+	static const char *const bad[][3] = {
+		{ "--num", "0" },	     /* below min */
+		{ "--num", "101" },	     /* above max */
+		{ "--num", "-1" },	     /* negative */
+		{ "--num", "" },	     /* empty */
+		{ "--num", "12abc" },	     /* junk */
+		{ "--num", "99999999999999999999999" }, /* overflow */
+		{ "--ratio", "2" },	     /* above max */
+		{ "--ratio", "nan" },	     /* not finite */
+		{ "--mode", "turbo" },	     /* unknown choice */
+		{ "--name", "" },	     /* empty string */
+		{ "-e", "3" },		     /* custom parser refuses */
+		{ "--stats", "0" },	     /* zero interval */
+		{ "--monitor", "-1" },	     /* negative interval */
+		{ "--exit-dump-len", "0" },  /* zero size */
+		{ "--exit-dump-len", "999999999" }, /* too large */
+		{ "--bogus" },		     /* unknown option */
+		{ "-z" },		     /* unknown short option */
+		{ "--num" },		     /* missing value */
+		{ "extra-arg" },	     /* positional */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int err = parse(&c, bad[i][0], bad[i][1], NULL);
+
+		if (err != -EINVAL)
+			fail_msg("'%s %s' gave %d, want -EINVAL", bad[i][0],
+				 bad[i][1] ? bad[i][1] : "", err);
+	}
+	assert_int_equal(parse(&c, "--stats", "1", "--monitor", "1", NULL), -EINVAL);
+}
+
+static void test_help(void **state)
+{
+	struct scxk_common_opts c;
+	char buf[8192] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	scxk_cli_usage(&cli, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "Usage: scx_test [OPTIONS]"));
+	assert_non_null(strstr(buf, "-n, --num=N"));
+	assert_non_null(strstr(buf, "(default: 10)"));
+	assert_non_null(strstr(buf, "(auto|performance|powersave)"));
+	assert_non_null(strstr(buf, "--exit-dump-len=BYTES"));
+	assert_non_null(strstr(buf, "--monitor=SEC"));
+	assert_int_equal(parse(&c, "--version", NULL), SCXK_CLI_DONE);
+}
+
+static void test_strict_numbers(void **state)
+{
+	uint64_t u;
+	double d;
+
+	(void)state;
+	assert_int_equal(scxk_parse_u64("0x10", &u), 0);
+	assert_int_equal(u, 16);
+	assert_int_equal(scxk_parse_u64(" 1", &u), -EINVAL);
+	assert_int_equal(scxk_parse_u64("+1", &u), -EINVAL);
+	assert_int_equal(scxk_parse_u64("18446744073709551616", &u), -ERANGE);
+	assert_int_equal(scxk_parse_double("1e999", &d), -ERANGE);
+	assert_int_equal(scxk_parse_double("0.25", &d), 0);
+	assert_true(d == 0.25);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),	 cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_bad),	 cmocka_unit_test(test_help),
+		cmocka_unit_test(test_strict_numbers),
+	};
+
+	/* Error lines are expected here; keep the output readable. */
+	if (!freopen("/dev/null", "w", stderr))
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

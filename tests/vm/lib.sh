@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# lib.sh - helpers for scenarios run inside the test VM (busybox sh).
+#
+# A scenario prints TAP through ok/is/check and ends with done_testing,
+# whose status becomes the VM's exit status. Every helper that waits has a
+# bound, so a broken scheduler fails a check instead of hanging the run.
+
+SCX=/sys/kernel/sched_ext
+_n=0
+_fail=0
+SCHED_PID=
+SCHED_LOG=/tmp/sched.log
+
+diag() { echo "# $*"; }
+
+_report() { # STATUS DESC
+	_n=$((_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2"
+		_fail=$((_fail + 1))
+	fi
+}
+
+# check DESC CMD... : passes when CMD exits 0
+check() {
+	_d=$1; shift
+	"$@" >/tmp/check.out 2>&1
+	_rc=$?
+	_report $_rc "$_d"
+	[ $_rc = 0 ] || sed 's/^/#   /' /tmp/check.out | tail -n 20
+	return $_rc
+}
+
+# is DESC GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then _report 0 "$1"; else
+		_report 1 "$1"; diag "  got '$2', want '$3'"; fi
+}
+
+# like DESC TEXT PATTERN (grep -E)
+like() {
+	if echo "$2" | grep -qE "$3"; then _report 0 "$1"; else
+		_report 1 "$1"; diag "  '$(echo "$2" | head -c 300)' does not match /$3/"; fi
+}
+
+skip_all() { echo "1..0 # SKIP $*"; exit 77; }
+
+done_testing() {
+	echo "1..$_n"
+	[ -n "$SCHED_PID" ] && kill -INT "$SCHED_PID" 2>/dev/null
+	[ $_fail = 0 ] && exit 0
+	diag "$_fail of $_n checks failed"
+	exit 1
+}
+
+state() { cat $SCX/state 2>/dev/null || echo missing; }
+ops() { cat $SCX/root/ops 2>/dev/null; }
+
+# wait_for SECONDS CMD... : poll every 0.1 s until CMD succeeds
+wait_for() {
+	_t=$(($1 * 10)); shift
+	while [ $_t -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	return 1
+}
+
+state_is() { [ "$(state)" = "$1" ]; }
+
+# start_sched BIN ARGS... : start in the background, wait until enabled
+start_sched() {
+	"$@" >$SCHED_LOG 2>&1 &
+	SCHED_PID=$!
+	if wait_for 60 state_is enabled; then
+		return 0
+	fi
+	diag "scheduler did not reach 'enabled' (state $(state)); its output:"
+	sed 's/^/#   /' $SCHED_LOG | tail -n 40
+	return 1
+}
+
+# stop_sched [SIGNAL] : signal the scheduler, wait for it, set SCHED_RC to
+# its exit status. Never call it in $(...): a subshell cannot reap it.
+stop_sched() {
+	_sig=${1:-INT}
+	SCHED_RC=255
+	[ -n "$SCHED_PID" ] || return 0
+	kill -"$_sig" "$SCHED_PID" 2>/dev/null
+	_t=300
+	while [ $_t -gt 0 ] && [ -d /proc/$SCHED_PID ] &&
+		! grep -q '^State:.*Z' /proc/$SCHED_PID/status 2>/dev/null; do
+		sleep 0.1
+		_t=$((_t - 1))
+	done
+	if [ $_t = 0 ]; then
+		diag "scheduler ignored SIG$_sig for 30 s"
+		kill -KILL "$SCHED_PID"
+	fi
+	wait "$SCHED_PID"
+	SCHED_RC=$?
+	SCHED_PID=
+}
+
+# alive : the loader still runs and the kernel still has it enabled
+sched_alive() { [ -n "$SCHED_PID" ] && kill -0 "$SCHED_PID" 2>/dev/null && state_is enabled; }
+
+# ---- workloads ------------------------------------------------------------
+
+# cgroup_churn SECONDS PID... : move tasks between cgroups and change
+# cpu.weight, the way a desktop's session manager does.
+cgroup_churn() {
+	_end=$(($(date +%s) + $1)); shift
+	mkdir -p /sys/fs/cgroup/churn-a /sys/fs/cgroup/churn-b
+	_i=0
+	while [ "$(date +%s)" -lt $_end ]; do
+		for _p in "$@"; do
+			for _t in /proc/$_p/task/*; do
+				echo "${_t##*/}" >/sys/fs/cgroup/churn-$([ $((_i % 2)) = 0 ] && echo a || echo b)/cgroup.threads 2>/dev/null
+			done
+		done
+		echo $((50 + (_i * 37) % 500)) >/sys/fs/cgroup/churn-a/cpu.weight 2>/dev/null
+		_i=$((_i + 1))
+		sleep 0.2
+	done
+	for _p in "$@"; do echo "$_p" >/sys/fs/cgroup/cgroup.procs 2>/dev/null; done
+	rmdir /sys/fs/cgroup/churn-a /sys/fs/cgroup/churn-b 2>/dev/null
+	return 0
+}
+
+# mixed_workload SECONDS : fork/exec, pipes, yield, affinity churn, nice
+# changes, cgroup moves and hackbench together; fails if any part fails.
+mixed_workload() {
+	_s=$1
+	stress-ng --fork 2 --exec 1 --pipe 2 --yield 2 --affinity 2 --nice 1 --cpu 2 \
+		--timeout "${_s}s" --metrics-brief >/tmp/stress.log 2>&1 &
+	_sp=$!
+	(
+		_end=$(($(date +%s) + _s))
+		while [ "$(date +%s)" -lt $_end ]; do
+			hackbench -g 2 -l 50 >/dev/null 2>&1 || exit 1
+		done
+	) &
+	_hp=$!
+	sleep 1
+	cgroup_churn $((_s - 2)) $_sp $(cat /proc/$_sp/task/*/children 2>/dev/null) &
+	_cp=$!
+	_rc=0
+	wait $_sp || _rc=1
+	wait $_hp || _rc=$((_rc | 2))
+	wait $_cp || _rc=$((_rc | 4))
+	[ $_rc = 0 ] || { diag "mixed workload status $_rc"; tail -n 5 /tmp/stress.log | sed 's/^/#   /'; }
+	return $_rc
+}
+
+# fake_hybrid_sysfs DIR : a sysfs tree for SCX_SYSFS_PREFIX describing this
+# guest's 8 CPUs as a hybrid part: CPUs 0-3 are two SMT P-cores at 4.8 GHz,
+# 4-7 are E-cores at 3.0 GHz, one shared L3. QEMU cannot shape capacities,
+# but the schedulers read topology through the prefix, so their hybrid code
+# paths run for real on the guest's CPUs.
+fake_hybrid_sysfs() {
+	_r=$1/sys/devices/system/cpu
+	rm -rf "$1"
+	mkdir -p "$_r" "$1/sys/firmware/acpi"
+	echo 0-7 >"$_r/possible"; echo 0-7 >"$_r/present"; echo 0-7 >"$_r/online"
+	for _c in 0 1 2 3 4 5 6 7; do
+		_d=$_r/cpu$_c
+		mkdir -p "$_d/topology" "$_d/cache/index3" "$_d/cpufreq" "$_d/power"
+		if [ $_c -lt 4 ]; then
+			_sib=$(( _c / 2 * 2 ))-$(( _c / 2 * 2 + 1 )); _f=4800000
+		else
+			_sib=$_c; _f=3000000
+		fi
+		echo "$_sib" >"$_d/topology/core_cpus_list"
+		echo "$_sib" >"$_d/topology/thread_siblings_list"
+		echo 0-7 >"$_d/topology/package_cpus_list"
+		echo 0-7 >"$_d/topology/core_siblings_list"
+		echo 3 >"$_d/cache/index3/level"
+		echo Unified >"$_d/cache/index3/type"
+		echo 0-7 >"$_d/cache/index3/shared_cpu_list"
+		echo "$_f" >"$_d/cpufreq/cpuinfo_max_freq"
+		echo 0 >"$_d/power/pm_qos_resume_latency_us"
+	done
+	echo balanced >"$1/sys/firmware/acpi/platform_profile"
+}
+
+# stats_json BIN : one stats reading of the running scheduler, as key=value text
+stats_line() { timeout 10 "$1" --monitor 0.2 --monitor-count 1 2>/dev/null | tail -n 1; }
+
+# stat_of LINE KEY : the value of KEY in a "key=value ..." stats line
+stat_of() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
