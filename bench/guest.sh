@@ -26,7 +26,7 @@ bench_fail() { # SCENARIO RUN WHY
 	diag "kernel log (sched_ext lines):"
 	dmesg | grep -iE 'sched_ext|scx' | tail -n 20 | sed 's/^/#   /'
 	[ -s "$SCHED_LOG" ] && { diag "scheduler output:"; tail -n 20 "$SCHED_LOG" | sed 's/^/#   /'; }
-	[ -n "$SCHED_PID" ] && stop_sched KILL >/dev/null
+	[ -n "$SCHED_PID" ] && stop_sched KILL >/dev/null 2>&1
 	exit 1
 }
 
@@ -89,8 +89,12 @@ finish_workloads() { # SCENARIO RUN WL...
 			tail -n 5 $B/$_l.err $B/$_l.out | sed 's/^/#   /'
 			bench_fail "$_s" "$_run" "workload '$_l' exited with status $_rc"
 		fi
-		to_json "$_f" $B/$_l.out >$B/$_l.json ||
+		# stress-ng reports on stderr: parse both streams for non-JSON formats.
+		[ "$_f" = json ] || cat $B/$_l.err >>$B/$_l.out
+		to_json "$_f" $B/$_l.out >$B/$_l.json || {
+			tail -n 5 $B/$_l.err $B/$_l.out | sed 's/^/#   /'
 			bench_fail "$_s" "$_run" "workload '$_l' printed no parsable $_f output"
+		}
 	done
 }
 
@@ -118,7 +122,11 @@ bench_run() { # SCENARIO RUN WARMUP WL...
 
 	if [ -n "$BENCH_SCHED_CMD" ]; then
 		sched_alive || bench_fail "$_sc" "$_run" "scheduler ejected or exited during the run (state $(state))"
-		_st=$(stop_sched INT)
+		# Not $(stop_sched): its wait must run in this shell, the parent.
+		# lib.sh returns the status in SCHED_RC (older versions echoed it).
+		SCHED_RC=
+		stop_sched INT >$B/stop.out
+		_st=${SCHED_RC:-$(cat $B/stop.out)}
 		[ "$_st" = 0 ] || bench_fail "$_sc" "$_run" "scheduler exited with status $_st on SIGINT"
 		wait_for 10 state_is disabled || bench_fail "$_sc" "$_run" "kernel still has a scheduler after stop"
 	fi

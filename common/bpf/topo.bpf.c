@@ -89,8 +89,8 @@ __hidden s32 scxk_topo_init(void)
 
 		if (i >= SCXK_MAX_CPUS)
 			break;
-		llc = scxk_topo.cpus[i].llc;
-		node = scxk_topo.cpus[i].node;
+		llc = scxk_topo.cpus[SCXK_CPU_IDX(i)].llc;
+		node = scxk_topo.cpus[SCXK_CPU_IDX(i)].node;
 		/* A possible CPU without topology (offline at start) is in no mask. */
 		if (!(scxk_topo.llc_mask[llc & (SCXK_MAX_LLCS - 1)][((u32)i / 64) & (SCXK_MASK_WORDS - 1)] &
 		      (1ULL << (i & 63))))

@@ -5,6 +5,7 @@
  * and the system checks have passed, so a refused start leaves the machine
  * exactly as it was.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -65,13 +66,12 @@ static bool log_wrapped;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char buf[4096];
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *buf = NULL;
+	int n = vasprintf(&buf, fmt, ap);
 
+	/* One message can be a whole verifier log: never truncate it. */
 	if (n < 0)
 		return 0;
-	if (n >= (int)sizeof(buf))
-		n = sizeof(buf) - 1;
 	for (int i = 0; i < n; i++) {
 		log_ring[log_head++] = buf[i];
 		if (log_head == LOG_RING_SIZE) {
@@ -81,6 +81,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	}
 	if (scxk_log_verbosity() >= 2 || (level == LIBBPF_WARN && scxk_log_verbosity() >= 1))
 		fputs(buf, stderr);
+	free(buf);
 	return 0;
 }
 

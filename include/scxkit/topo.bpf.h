@@ -62,24 +62,32 @@ const struct cpumask *scxk_node_cpumask(u32 node);
  */
 s32 scxk_dsq_create_topo(bool percpu, bool perllc, bool pernode);
 
+/*
+ * Indexes are masked, not compared: after a comparison the compiler may
+ * reload a spilled copy whose bounds the verifier no longer knows, and it
+ * would drop a mask it can prove redundant. Callers pass valid CPU ids; a
+ * bogus one reads some other CPU's entry, never outside the array.
+ */
+#define SCXK_CPU_IDX(cpu) ((u32)(cpu) & (SCXK_MAX_CPUS - 1))
+
 static __always_inline u32 scxk_cpu_llc(s32 cpu)
 {
-	return (u32)cpu < SCXK_MAX_CPUS ? scxk_topo.cpus[cpu].llc : 0;
+	return scxk_topo.cpus[SCXK_CPU_IDX(cpu)].llc;
 }
 
 static __always_inline u32 scxk_cpu_node(s32 cpu)
 {
-	return (u32)cpu < SCXK_MAX_CPUS ? scxk_topo.cpus[cpu].node : 0;
+	return scxk_topo.cpus[SCXK_CPU_IDX(cpu)].node;
 }
 
 static __always_inline u32 scxk_cpu_capacity(s32 cpu)
 {
-	return (u32)cpu < SCXK_MAX_CPUS ? scxk_topo.cpus[cpu].capacity : 1024;
+	return scxk_topo.cpus[SCXK_CPU_IDX(cpu)].capacity;
 }
 
 static __always_inline bool scxk_cpu_is_big(s32 cpu)
 {
-	return (u32)cpu < SCXK_MAX_CPUS && (scxk_topo.cpus[cpu].flags & SCXK_CPU_BIG);
+	return scxk_topo.cpus[SCXK_CPU_IDX(cpu)].flags & SCXK_CPU_BIG;
 }
 
 #endif /* __SCXKIT_TOPO_BPF_H */

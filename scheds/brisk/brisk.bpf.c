@@ -130,7 +130,7 @@ static bool is_pcpu_kthread(const struct task_struct *p)
 
 static u64 node_dsq(s32 cpu)
 {
-	return SCXK_DSQ_NODE(numa_aware ? scxk_cpu_node(cpu) : 0);
+	return SCXK_DSQ_NODE(numa_aware ? scxk_cpu_node(cpu) & (SCXK_MAX_NODES - 1) : 0);
 }
 
 static u64 nr_waiting(s32 cpu)
@@ -142,6 +142,14 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
 	u64 scale = brisk_lag_scale(tctx->wakeup_freq, nr_waiting(cpu),
 				    scxk_topo.nr_cpu_ids, slice_max);
+
+	/*
+	 * Kernel threads do the system's housekeeping (including the
+	 * sched_ext watchdog's own check-in work): they get the most credit,
+	 * so no storm of user tasks can push them back.
+	 */
+	if (p->flags & PF_KTHREAD)
+		scale = BRISK_MAX_LAG_SCALE;
 
 	tctx->deadline = brisk_deadline(p->scx.dsq_vtime, vtime_now, tctx->awake_vtime,
 					slice_lag, scale, p->scx.weight);
@@ -320,7 +328,7 @@ static bool smt_contended(struct task_struct *prev, s32 cpu)
 
 	if (!smt_aware || !scxk_topo.smt || (u32)cpu >= SCXK_MAX_CPUS)
 		return false;
-	sib = scxk_topo.cpus[cpu].sibling;
+	sib = scxk_topo.cpus[SCXK_CPU_IDX(cpu)].sibling;
 	idle_smt = scx_bpf_get_idle_smtmask();
 	contended = sib >= 0 && !bpf_cpumask_test_cpu(cpu, idle_smt) &&
 		    bpf_cpumask_intersects(idle_smt, prev->cpus_ptr);

@@ -221,9 +221,9 @@ static void resolve_domain(const struct scxk_topo *t, const char *spec, struct d
 
 /* ---- idle resume-latency QoS (-I), restored on exit ---- */
 
-static int *qos_saved; /* per CPU; -1 = not changed */
+static char (*qos_saved)[16]; /* per CPU, as read; "" = not changed */
 
-static int qos_write(int cpu, long v)
+static int qos_write(int cpu, const char *v)
 {
 	char path[512];
 	FILE *f;
@@ -234,10 +234,7 @@ static int qos_write(int cpu, long v)
 	f = fopen(path, "we");
 	if (!f)
 		return -errno;
-	if (v == 0)
-		fputs("n/a", f); /* 0 means "no constraint"; the kernel spells it n/a */
-	else
-		fprintf(f, "%ld", v);
+	fputs(v, f);
 	if (fclose(f))
 		err = -errno;
 	return err;
@@ -245,7 +242,7 @@ static int qos_write(int cpu, long v)
 
 static void qos_apply(const struct scxk_topo *t)
 {
-	char buf[32], rel[128];
+	char buf[16], rel[128], val[24];
 	int cpu;
 
 	if (cfg.idle_resume_us == QOS_UNSET)
@@ -253,8 +250,7 @@ static void qos_apply(const struct scxk_topo *t)
 	qos_saved = calloc(t->nr_cpu_ids, sizeof(*qos_saved));
 	if (!qos_saved)
 		return;
-	for (cpu = 0; cpu < t->nr_cpu_ids; cpu++)
-		qos_saved[cpu] = -1;
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)cfg.idle_resume_us);
 	scxk_cpumask_for_each(cpu, &t->online) {
 		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
 			 cpu);
@@ -262,8 +258,9 @@ static void qos_apply(const struct scxk_topo *t)
 			scxk_warn("cpu%d has no resume-latency QoS; -I ignored there", cpu);
 			continue;
 		}
-		qos_saved[cpu] = !strcmp(buf, "n/a") ? 0 : atoi(buf);
-		if (qos_write(cpu, (long)cfg.idle_resume_us))
+		/* Restored verbatim: "n/a" (no constraint) and "0" differ. */
+		snprintf(qos_saved[cpu], sizeof(qos_saved[cpu]), "%s", buf);
+		if (qos_write(cpu, val))
 			scxk_warn("cannot set cpu%d's resume-latency QoS", cpu);
 	}
 }
@@ -273,7 +270,7 @@ static void qos_restore(int nr_cpu_ids)
 	if (!qos_saved)
 		return;
 	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (qos_saved[cpu] >= 0)
+		if (qos_saved[cpu][0])
 			qos_write(cpu, qos_saved[cpu]);
 	free(qos_saved);
 	qos_saved = NULL;

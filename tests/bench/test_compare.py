@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host unit tests of bench/bench.py: statistics, --compare, schema, plan.
+
+No VM: run with  python3 tests/bench/test_compare.py  (or via meson).
+"""
+import copy
+import json
+import os
+import sys
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "bench"))
+import bench  # noqa: E402
+
+SCHEMA = bench.load_json(bench.SCHEMA_FILE)
+DEFS = bench.load_json(bench.SCENARIOS_FILE)
+
+
+def summ(*values):
+    return bench.summarize(list(values))
+
+
+class Stats(unittest.TestCase):
+    def test_median_odd_even(self):
+        self.assertEqual(bench.median([3, 1, 2]), 2)
+        self.assertEqual(bench.median([4, 1, 3, 2]), 2.5)
+        self.assertEqual(bench.median([7]), 7)
+        with self.assertRaises(ValueError):
+            bench.median([])
+
+    def test_spread_is_relative_range(self):
+        self.assertAlmostEqual(bench.spread([90, 100, 110]), 0.2)
+        self.assertEqual(bench.spread([5]), 0.0)          # one run: unknown, 0
+        self.assertEqual(bench.spread([3, 3, 3]), 0.0)
+        self.assertEqual(bench.spread([0, 0]), 0.0)
+        self.assertIsNone(bench.spread([-1, 0, 1]))       # zero median, non-zero range
+
+    def test_summarize(self):
+        s = summ(10, 30, 20)
+        self.assertEqual((s["n"], s["median"], s["min"], s["max"]), (3, 20, 10, 30))
+        self.assertAlmostEqual(s["spread"], 1.0)
+        self.assertEqual(s["values"], [10, 30, 20])
+
+
+class Compare(unittest.TestCase):
+    def test_within_spread_is_same(self):
+        base = summ(100, 110, 120)            # range 20, median 110
+        new = summ(140, 145, 150)             # +35 worse, tolerance 20 + 5.5
+        self.assertEqual(bench.compare_metric(base, new, "lower", 0)[0], "regression")
+        new = summ(120, 125, 130)             # +15 worse: inside the range
+        self.assertEqual(bench.compare_metric(base, new, "lower", 0)[0], "same")
+
+    def test_larger_spread_of_either_side_counts(self):
+        base = summ(100, 100, 100)            # no spread
+        new = summ(100, 140, 180)             # range 80, +40 worse: noise
+        verdict, worse, tol = bench.compare_metric(base, new, "lower", 0)
+        self.assertEqual(verdict, "same")
+        self.assertAlmostEqual(worse, 40)
+        self.assertAlmostEqual(tol, 80 + 5)
+
+    def test_floor_applies_without_spread(self):
+        base, new = summ(100, 100), summ(104, 104)   # +4% < 5% floor
+        self.assertEqual(bench.compare_metric(base, new, "lower", 0)[0], "same")
+        new = summ(106, 106)
+        self.assertEqual(bench.compare_metric(base, new, "lower", 0)[0], "regression")
+
+    def test_abs_floor_for_counts_near_zero(self):
+        base, new = summ(0, 0, 0), summ(1, 1, 2)     # one more missed frame
+        self.assertEqual(bench.compare_metric(base, new, "lower", 2)[0], "same")
+        self.assertEqual(bench.compare_metric(base, summ(5, 5, 5), "lower", 2)[0], "regression")
+
+    def test_direction(self):
+        base, new = summ(1000, 1000), summ(800, 800)
+        self.assertEqual(bench.compare_metric(base, new, "higher", 0)[0], "regression")
+        self.assertEqual(bench.compare_metric(base, new, "lower", 0)[0], "improvement")
+
+    def test_compare_docs_only_common_entries(self):
+        base = make_doc({"default": 100.0, "minimal": 100.0})
+        new = make_doc({"default": 101.0, "minimal": 200.0, "brisk": 300.0})
+        rows = bench.compare(base, new)
+        got = {(r["sched"], r["metric"]): r["verdict"] for r in rows}
+        self.assertEqual(got[("default", "probe_p99_us")], "same")
+        self.assertEqual(got[("minimal", "probe_p99_us")], "regression")
+        self.assertNotIn("brisk", {r["sched"] for r in rows})
+        self.assertIn("REGRESSION", bench.format_compare(rows))
+
+
+class Schema(unittest.TestCase):
+    def test_valid_doc(self):
+        self.assertEqual(bench.validate(make_doc({"default": 1.0, "x": 2.0}), SCHEMA), [])
+
+    def test_rejects_missing_required(self):
+        doc = make_doc({"default": 1.0})
+        del doc["setup"]["vcpus"]
+        errs = bench.validate(doc, SCHEMA)
+        self.assertTrue(any("vcpus" in e for e in errs), errs)
+
+    def test_rejects_wrong_types_and_enums(self):
+        doc = make_doc({"default": 1.0})
+        doc["setup"]["accel"] = "hvf"
+        doc["params"]["runs"] = "5"
+        summary = doc["scheds"][0]["results"]["probe-vs-burners"]["metrics"]["probe_p99_us"]
+        summary["median"] = "fast"
+        errs = bench.validate(doc, SCHEMA)
+        self.assertEqual(len(errs), 3, errs)
+
+    def test_rejects_unknown_top_level_and_nan(self):
+        doc = make_doc({"default": 1.0})
+        doc["surprise"] = 1
+        self.assertTrue(bench.validate(doc, SCHEMA))
+        doc = make_doc({"default": 1.0})
+        doc["scheds"][0]["results"]["probe-vs-burners"]["metrics"]["probe_p99_us"]["max"] = \
+            float("nan")
+        self.assertTrue(bench.validate(doc, SCHEMA))
+
+    def test_rejects_bool_as_number_and_empty_runs(self):
+        doc = make_doc({"default": 1.0})
+        doc["scheds"][0]["vm_wall_s"] = True
+        self.assertTrue(bench.validate(doc, SCHEMA))
+        doc = make_doc({"default": 1.0})
+        doc["scheds"][0]["results"]["probe-vs-burners"]["runs"] = []
+        self.assertTrue(bench.validate(doc, SCHEMA))
+
+
+class Plan(unittest.TestCase):
+    def test_configs_default_first_once(self):
+        c = bench.parse_sched_configs("minimal,default,brisk:-m performance,minimal")
+        self.assertEqual([x["config"] for x in c], ["default", "minimal", "brisk:-m performance"])
+        self.assertEqual(c[2]["binary"], "scx_brisk")
+        self.assertEqual(c[2]["flags"], "-m performance")
+        with self.assertRaises(bench.BenchError):
+            bench.parse_sched_configs("../evil")
+
+    def test_reqs_pulls_in_capacity_first(self):
+        s = bench.select_scenarios(DEFS, "reqs-100,probe-vs-burners", False)
+        self.assertLess(s.index("reqs-capacity"), s.index("reqs-100"))
+        with self.assertRaises(bench.BenchError):
+            bench.select_scenarios(DEFS, "nope", False)
+
+    def test_guest_plan_quotes_and_expands(self):
+        cfg = bench.parse_sched_configs("brisk:-m performance")[1]
+        plan = bench.guest_plan(cfg, ["probe-vs-burners"], DEFS, 3, 2, False, 7, 1234.4)
+        self.assertIn("BENCH_SCHED_CMD='scx_brisk -m performance'", plan)
+        self.assertIn("BENCH_CAPACITY=1234", plan)
+        self.assertIn("scxk-burn -n 4 -d 9", plan)       # bgdur = 7 + 2 * warmup
+        self.assertIn("scxk-probe -d 7", plan)
+
+    def test_bpf_deltas_struct_ops_only(self):
+        before = [{"id": 1, "type": "struct_ops", "name": "a_enqueue", "run_cnt": 10,
+                   "run_time_ns": 1000}]
+        after = [{"id": 1, "type": "struct_ops", "name": "a_enqueue", "run_cnt": 30,
+                  "run_time_ns": 5000},
+                 {"id": 2, "type": "struct_ops", "name": "a_init", "run_cnt": 0,
+                  "run_time_ns": 0},
+                 {"id": 3, "type": "tracing", "name": "other", "run_cnt": 5, "run_time_ns": 5}]
+        d = bench.bpf_deltas(before, after)
+        self.assertEqual(d["a_enqueue"], {"run_cnt": 20, "run_time_ns": 4000, "avg_ns": 200.0})
+        self.assertIsNone(d["a_init"]["avg_ns"])
+        self.assertNotIn("other", d)
+
+
+def make_doc(p99_by_sched):
+    """A minimal valid result: one scenario, one metric, three runs."""
+    sdef = copy.deepcopy(DEFS["scenarios"]["probe-vs-burners"])
+    sdef["metrics"] = {"probe_p99_us": sdef["metrics"]["probe_p99_us"]}
+    scheds = []
+    for cfg, p99 in p99_by_sched.items():
+        runs = [{"run": i + 1, "wall_s": 10.0, "ops": "", "rps_offered": None,
+                 "metrics": {"probe_p99_us": p99 * f}, "histograms": {}, "bpf": {},
+                 "user_cpu_ms": 0.0, "workloads": {"probe": {"results": {}}}}
+                for i, f in enumerate((0.99, 1.0, 1.01))]
+        res = dict(runs=runs, **bench.aggregate(runs, sdef))
+        scheds.append({"config": cfg, "name": cfg, "flags": "", "command": None,
+                       "ops": "", "vm_wall_s": 60.0, "results": {"probe-vs-burners": res}})
+    return {
+        "schema_version": 1, "tool": "scxkit-bench", "created": "2025-01-01T00:00:00+00:00",
+        "command": ["bench/run"], "command_line": "bench/run",
+        "setup": {"kernel": "7.3", "kernel_image": "/k", "vcpus": 2, "smp": "2", "numa": 1,
+                  "mem": "2G", "accel": "tcg", "qemu": "QEMU 7", "host": {"cpus": 2, "cpu_model": "x"}},
+        "params": {"runs": 3, "quick": False, "duration_override": None,
+                   "scenarios": ["probe-vs-burners"], "spread": "relative_range",
+                   "compare_floor_rel": 0.05},
+        "scenarios": {"probe-vs-burners": sdef}, "reqs_capacity_rps": None, "scheds": scheds,
+    }
+
+
+if __name__ == "__main__":
+    json.dumps(make_doc({"default": 1.0}))  # the fixture itself must be JSON
+    unittest.main(verbosity=2)
