@@ -533,5 +533,5 @@ SCXK_OPS_DEFINE(brisk_ops,
 		.init = (void *)brisk_init,
 		.exit = (void *)brisk_exit,
 		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
-		.timeout_ms = 5000,
+		.timeout_ms = 10000, /* see README: Limits */
 		.name = "brisk");

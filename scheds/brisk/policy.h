@@ -10,10 +10,16 @@
 
 #include <scxkit/sched_math.h>
 
-/* Wakeup frequency is counted per 100 ms and capped: beyond 64 wakeups per
- * 100 ms a task gains no more sleep credit (bpfland's MAX_WAKEUP_FREQ). */
+/*
+ * Wakeup frequency is counted per 100 ms and capped: beyond 16 wakeups per
+ * 100 ms a task gains no more sleep credit. bpfland caps at 64; with a
+ * 40 ms base credit that lets a busy waker jump 2.5 s of vruntime ahead,
+ * and under load vruntime advances slowly (by 1/N of wall time with N
+ * tasks per CPU), which starved low-weight kthreads past the watchdog in
+ * hackbench storms. 16 keeps the ordering and bounds the jump to 640 ms.
+ */
 #define BRISK_FREQ_WINDOW_NS (100 * SCXK_NSEC_PER_MSEC)
-#define BRISK_MAX_LAG_SCALE 64
+#define BRISK_MAX_LAG_SCALE 16
 /* Queue pressure at which the lag scale is halved, per CPU. */
 #define BRISK_Q_THRESH_PER_CPU 4
 /* With this much queued work a storm is on: sleep credit drops to 1x. The
@@ -59,25 +65,28 @@ static inline u64 brisk_lag_scale(u64 wakeup_freq, u64 nr_queued, u64 nr_cpus, u
  *
  * Short, frequent sleepers come back with little awake_vtime and the most
  * credit, so they sort first; a CPU hog's awake_vtime keeps growing.
+ * Heavier tasks get proportionally more credit; lighter ones get no less
+ * than a nice-0 task, since their vruntime already advances faster and
+ * less credit on top would push them back beyond the watchdog.
  */
 static inline u64 brisk_deadline(u64 vtime, u64 vtime_now, u64 awake_vtime, u64 slice_lag,
 				 u64 lag_scale, u32 weight)
 {
-	u64 credit = scxk_scale_by_weight(slice_lag * lag_scale, weight);
+	u64 credit = scxk_scale_by_weight(slice_lag * lag_scale,
+					  weight > SCXK_WEIGHT_DFL ? weight : SCXK_WEIGHT_DFL);
 
 	return scxk_vtime_floor(vtime, vtime_now, credit) + awake_vtime;
 }
 
 /**
  * brisk_awake_vtime - add a run to the weighted runtime since wakeup,
- * capped so a long-running task's deadline stays within reach
+ * capped at @slice_lag (whatever the weight) so that a long-running task's
+ * deadline stays within reach
  */
 static inline u64 brisk_awake_vtime(u64 awake_vtime, u64 ran_ns, u32 weight, u64 slice_lag)
 {
-	u64 cap = scxk_scale_by_weight_inv(slice_lag, weight);
-
 	awake_vtime += scxk_scale_by_weight_inv(ran_ns, weight);
-	return awake_vtime > cap ? cap : awake_vtime;
+	return awake_vtime > slice_lag ? slice_lag : awake_vtime;
 }
 
 /**

@@ -27,7 +27,7 @@ stop_sched INT
 
 # Every flag that changes a code path, each with a short load.
 for flags in "-p" "-k" "-w" "-S" "-t 500" "-f" "-m performance" "-m powersave" \
-	"-m turbo" "-m all" "-m 0-3" "-m 0xf0" "--disable-smt" "--disable-numa" \
+	"-m turbo" "-m all" "-m 0-3" "-m 0xc" "--disable-smt" "--disable-numa" \
 	"--no-preempt" "-s 20000 -L 1000 -l 5000" "--partial"; do
 	if start_sched scx_brisk $flags; then
 		stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout 4s -q >/dev/null 2>&1
