@@ -75,6 +75,25 @@ def load_json(path):
         return json.load(f)
 
 
+def load_scenarios():
+    """bench/scenarios.json plus every bench/scenarios.d/*.json (sorted), so a
+    scheduler's own scenarios live in their own file; a duplicate name is an
+    error rather than a silent override."""
+    defs = load_json(SCENARIOS_FILE)
+    extra_dir = os.path.join(HERE, "scenarios.d")
+    if os.path.isdir(extra_dir):
+        for fn in sorted(os.listdir(extra_dir)):
+            if not fn.endswith(".json"):
+                continue
+            extra = load_json(os.path.join(extra_dir, fn))
+            for name, scen in extra.get("scenarios", {}).items():
+                if name in defs["scenarios"]:
+                    raise BenchError("scenario %r of scenarios.d/%s is already defined"
+                                     % (name, fn))
+                defs["scenarios"][name] = scen
+    return defs
+
+
 def select_scenarios(defs, names, quick):
     """Scenario names to run, in file order.  reqs-capacity is added when a
     scenario's load depends on it, and always runs before it."""
