@@ -123,6 +123,21 @@ class Schema(unittest.TestCase):
         doc["scheds"][0]["results"]["probe-vs-burners"]["runs"] = []
         self.assertTrue(bench.validate(doc, SCHEMA))
 
+    def test_failures_entry(self):
+        doc = make_doc({"default": 1.0})
+        doc["failures"] = [{"config": "brisk", "error": "ejected"}]
+        self.assertEqual(bench.validate(doc, SCHEMA), [])
+        doc["failures"] = [{"config": "brisk"}]
+        self.assertTrue(bench.validate(doc, SCHEMA))
+
+    def test_every_scenario_file_is_valid(self):
+        """scenarios.json plus scenarios.d/*.json, as the runner loads them,
+        against the schema's scenario definition."""
+        defs = bench.load_scenarios()
+        doc = make_doc({"default": 1.0})
+        doc["scenarios"] = defs["scenarios"]
+        self.assertEqual(bench.validate(doc, SCHEMA), [])
+
 
 class Plan(unittest.TestCase):
     def test_configs_default_first_once(self):
