@@ -18,7 +18,8 @@ __hidden void scxk_uei_record(struct scx_exit_info *ei)
 	bpf_probe_read_kernel_str(scxk_uei.msg, sizeof(scxk_uei.msg), ei->msg);
 	bpf_probe_read_kernel_str(scxk_uei_dump, scxk_uei_dump_len, ei->dump);
 	scxk_uei.exit_code = ei->exit_code;
-	scxk_uei.exit_cpu = ei->exit_cpu;
+	/* exit_cpu is newer than 6.19: -1 (unknown) there. */
+	scxk_uei.exit_cpu = bpf_core_field_exists(ei->exit_cpu) ? BPF_CORE_READ(ei, exit_cpu) : -1;
 	/* kind last: user space polls it and then trusts the other fields */
 	asm volatile("" ::: "memory");
 	scxk_uei.kind = ei->kind;

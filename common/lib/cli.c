@@ -30,6 +30,7 @@ enum {
 	OPT_PARTIAL,
 	OPT_STATS_SOCKET,
 	OPT_HELP_MAN,
+	OPT_FAULT_STARVE,
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
@@ -55,6 +56,11 @@ static const struct {
 	{ "version", 'V', NULL, "print the version and exit", NULL },
 	{ "help", 'h', NULL, "print this help and exit", NULL },
 	{ "help-man", OPT_HELP_MAN, NULL, "print the OPTIONS section of the man page (scdoc)", NULL },
+#ifdef SCXK_FAULT_INJECTION
+	{ "fault-starve-tgid", OPT_FAULT_STARVE, "TGID",
+	  "TEST BUILD ONLY: never run the tasks of process TGID, so the kernel's watchdog "
+	  "ejects the scheduler", "off" },
+#endif
 };
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
 
@@ -141,7 +147,9 @@ void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
 	char buf[64];
 	size_t i;
 
-	fprintf(f, "Usage: %s [OPTIONS]\n\n%s\n\nOptions:\n", cli->prog, cli->summary);
+	fprintf(f, "Usage: %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n", cli->prog,
+		cli->positional && cli->args ? " " : "", cli->positional && cli->args ? cli->args : "",
+		cli->summary);
 	for (o = cli->opts; o && o->name; o++)
 		print_opt(f, o->short_opt, o->name, o->metavar, o->help,
 			  opt_dfl(o, buf, sizeof(buf)), o->choices);
@@ -281,6 +289,13 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 	case OPT_HELP_STATS:
 		c->help_stats = true;
 		return 0;
+	case OPT_FAULT_STARVE:
+		/* PID 1 and the kernel's own threads are never a sensible victim. */
+		if (scxk_parse_u64(arg, &u) || u < 2 || u > 4194304 /* PID_MAX_LIMIT */)
+			return bad(cli, "--fault-starve-tgid: '%s' is not a process id in 2..4194304%s",
+				   arg, "");
+		c->fault_starve_tgid = u;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -316,7 +331,12 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 	lopts[nr] = (struct option){ 0 };
 	strncat(sopts, "vVh", sizeof(sopts) - sl - 1);
 
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then also forgets its position inside a previous
+	 * argv's "-abc" cluster, which would otherwise point into memory a
+	 * second caller (tests, fuzzing) may have freed.
+	 */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		if (c == '?')
@@ -354,6 +374,9 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 		if ((err = set_opt(cli, o, optarg)))
 			return err;
 	}
+	for (; optind < argc && cli->positional; optind++)
+		if (cli->positional(argv[optind]))
+			return bad(cli, "invalid argument '%.200s'%s", argv[optind], "");
 	if (optind < argc)
 		return bad(cli, "unexpected argument '%s'%s", argv[optind], "");
 	if (common->stats_interval && common->monitor_interval)

@@ -248,6 +248,17 @@ static int prepare_common(struct scxk_run *run)
 		scxk_obj_set_ops_field(run->obj, "hotplug_seq", v);
 	if (c->partial)
 		scxk_obj_set_ops_field(run->obj, "flags", 8 /* SCX_OPS_SWITCH_PARTIAL */);
+	if (c->fault_starve_tgid) {
+		uint32_t tgid = c->fault_starve_tgid;
+
+		/* Only schedulers that call scxk_fault_drop() have the section. */
+		if (scxk_obj_set_var(run->obj, ".data.scxk_fault", "scxk_fault_starve_tgid", &tgid,
+				     sizeof(tgid)))
+			return scxk_err(-ENOTSUP, "--fault-starve-tgid: this scheduler's BPF side "
+						  "does not call scxk_fault_drop()");
+		scxk_warn("fault injection armed: tasks of process %u will never run; expect the "
+			  "watchdog to eject the scheduler", tgid);
+	}
 	return 0;
 }
 
@@ -269,6 +280,29 @@ static int fill_topology(struct scxk_run *run)
 	return 0;
 }
 
+/*
+ * With -v, how much of the verifier's budget (1M instructions per
+ * program) each program used on this kernel: the kernel matrix records
+ * these (tools/kernel-matrix) and fails well before the limit.
+ */
+static void log_verified_insns(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	if (scxk_log_verbosity() < 1)
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &len))
+			continue;
+		scxk_dbg("BPF program %s: %u verified instructions", bpf_program__name(prog),
+			 info.verified_insns);
+	}
+}
+
 static int attach(struct scxk_run *run)
 {
 	struct bpf_map *map, *ops = NULL;
@@ -288,10 +322,13 @@ static int attach(struct scxk_run *run)
 		return scxk_err(err, "cannot load the BPF scheduler (the verifier's reason is "
 				     "above)");
 	}
+	log_verified_insns(run->obj);
 	uei_map = bpf_object__find_map_by_name(run->obj, ".data.uei");
 	run->uei = uei_map ? bpf_map__initial_value(uei_map, &uei_size) : NULL;
-	if (!run->uei)
-		return scxk_err(-ENOENT, "cannot map the exit info");
+	if (!run->uei) {
+		scxk_err(-ENOENT, "cannot map the exit info");
+		return -ENOENT; /* spelt out: the wait loop dereferences uei */
+	}
 
 	run->link = bpf_map__attach_struct_ops(ops);
 	if (!run->link) {

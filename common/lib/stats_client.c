@@ -88,14 +88,14 @@ int scxk_stats_client_open(struct scxk_stats_client **out, const char *path, int
 	c->timeout_ms = timeout_ms;
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0) {
-		err = -errno;
+		err = errno ? -errno : -EIO; /* never 0: callers then trust *out */
 		goto err;
 	}
 	/* A busy server's full backlog shows as EAGAIN: retry until the deadline. */
 	while (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		struct timespec ts = { 0, 10 * 1000000L };
 
-		err = -errno;
+		err = errno ? -errno : -EIO;
 		if (err == -EINTR)
 			continue;
 		if (err != -EAGAIN || (deadline && now_ms() >= deadline))
@@ -298,8 +298,9 @@ static int monitor_loop(const char *path, double interval_s, int count, FILE *ou
 				nap(RETRY_MS);
 				continue;
 			}
-			if (err)
-				return scxk_err(err, "cannot connect to the stats socket %s", path);
+			if (err || !c)
+				return scxk_err(err ? err : -EIO,
+						"cannot connect to the stats socket %s", path);
 			waiting = false;
 		}
 		err = scxk_stats_client_request(c, STATS_TOP_REQ, &resp);

@@ -54,7 +54,7 @@ static int read_whole(const char *path, char *buf, size_t len)
 	int err = 0;
 
 	if (!f)
-		return -errno;
+		return errno ? -errno : -EIO; /* never 0: callers then trust buf */
 	n = fread(buf, 1, len - 1, f);
 	if (ferror(f))
 		err = errno ? -errno : -EIO;
@@ -118,7 +118,7 @@ static int read_mask_opt(struct reader *r, struct scxk_cpumask *m, int nr_cpus, 
 __attribute__((format(printf, 4, 5)))
 static int read_uint_opt(struct reader *r, unsigned long *v, bool *present, const char *fmt, ...)
 {
-	char buf[SYSFS_SMALL_LEN], *end;
+	char buf[SYSFS_SMALL_LEN] = "", *end;
 	va_list ap;
 	int err;
 

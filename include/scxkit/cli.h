@@ -43,6 +43,11 @@ struct scxk_common_opts {
 	const char *stats_path;	 /* stats socket */
 	bool help_stats;
 	uint64_t monitor_count; /* --monitor-count: stop after N prints (tests) */
+	/*
+	 * --fault-starve-tgid, only in -Dfault_injection builds: the process
+	 * whose tasks the BPF side loses on purpose (include/scxkit/fault.bpf.h).
+	 */
+	uint64_t fault_starve_tgid;
 };
 
 struct scxk_cli {
@@ -50,6 +55,13 @@ struct scxk_cli {
 	const char *summary;  /* one line for --help and the man page NAME */
 	const char *examples; /* lines for the Examples: block, may be NULL */
 	struct scxk_opt *opts; /* terminated by an entry with name == NULL */
+	/*
+	 * Positional arguments (optional). Without @positional they are
+	 * refused; with it each one is handed to positional(), in order, and
+	 * @args names them in --help ("SPEC...").
+	 */
+	int (*positional)(const char *arg); /* 0 or -EINVAL (then exit 2) */
+	const char *args;		     /* metavar in the usage line */
 };
 
 /* Return values of scxk_cli_parse() besides 0 */

@@ -119,6 +119,20 @@ static __always_inline void *scxk_percpu_ctx_of(void *map, s32 cpu)
 	return bpf_map_lookup_percpu_elem(map, &zero, cpu);
 }
 
+/**
+ * scxk_migration_disabled - whether @p must stay on its CPU for now
+ *
+ * A BPF program runs with migration disabled, so when @p is the current
+ * task (enqueue of a preempted or yielding task) a count of exactly 1 is
+ * the program's own and says nothing about @p.
+ */
+static __always_inline bool scxk_migration_disabled(const struct task_struct *p)
+{
+	if (p->migration_disabled == 1)
+		return (const struct task_struct *)bpf_get_current_task_btf() != p;
+	return p->migration_disabled;
+}
+
 #include <scxkit/compat.bpf.h>
 
 #endif /* __SCXKIT_COMMON_BPF_H */

@@ -76,6 +76,23 @@ static __always_inline bool scxk_dsq_move_to_local(u64 dsq_id)
 	return scx_bpf_consume___scxk(dsq_id);
 }
 
+void scx_bpf_reenqueue_local___v2___scxk(void) __ksym __weak;
+u32 scx_bpf_reenqueue_local___scxk(void) __ksym __weak;
+
+/**
+ * scxk_reenqueue_local - hand every task of this CPU's local DSQ back to
+ * ops.enqueue (with SCX_ENQ_REENQ). Call it from ops.cpu_release: a CPU
+ * taken by an RT or deadline task would otherwise hold the tasks already
+ * queued on it until that task lets go.
+ */
+static __always_inline void scxk_reenqueue_local(void)
+{
+	if (bpf_ksym_exists(scx_bpf_reenqueue_local___v2___scxk))
+		scx_bpf_reenqueue_local___v2___scxk();
+	else if (bpf_ksym_exists(scx_bpf_reenqueue_local___scxk))
+		scx_bpf_reenqueue_local___scxk();
+}
+
 /** scxk_now - the scheduler clock (scx_bpf_now() where it exists, 6.14+) */
 static __always_inline u64 scxk_now(void)
 {

@@ -1,62 +1,480 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * scx_balance's loader: its options, its stats, and the hooks the shared
- * life cycle (libscxkit, scxk_sched_main) calls. Copy this file with the
- * rest of the folder to start a new scheduler (tools/new-scheduler).
+ * scx_balance's loader: options, domains, and the two periodic jobs that
+ * make this scheduler what it is. The tuner (every --tune-interval) reads
+ * per-CPU busy time and sets the slice and the greedy domain sets; the
+ * load balancer (every --interval) reads the BPF side's rings of active
+ * tasks, asks lb.c for moves and writes them back. The scheduling hot
+ * paths are all in balance.bpf.c.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <jansson.h>
 
+#include <scxkit/cpumask.h>
 #include <scxkit/log.h>
 #include <scxkit/sched.h>
 #include <scxkit/stats.h>
+#include <scxkit/topo.h>
 
+#include "domains.h"
 #include "intf.h"
+#include "lb.h"
 #include "balance.skel.h"
 
+/* The life-cycle loop polls every 50 ms (common/lib/sched.c): the finest tick. */
+#define MIN_TUNE_INTERVAL 0.05
+/*
+ * rusty calls the machine saturated at 99.999% average utilisation: then
+ * slices shrink so that waiting tasks get a turn sooner.
+ */
+#define SATURATED_UTIL 0.99999
+/*
+ * Over a whole balancing interval, the load balancer weighs tasks once the
+ * machine was this busy; below, weights do not decide who runs.
+ */
+#define LB_SATURATED_UTIL 0.98
+/* Moves per balancing round; the lb_moves map holds 1024. */
+#define LB_MAX_MOVES 256
+
 static struct {
-	bool fifo;
-	uint64_t slice_us;
+	uint64_t slice_us_underutil, slice_us_overutil;
+	double interval, tune_interval, load_half_life;
+	uint64_t greedy_threshold, greedy_threshold_x_numa, perf;
+	double direct_greedy_under, kick_greedy_under;
+	bool no_load_balance, kthreads_local, balanced_kworkers, fifo, direct_greedy_numa;
+	const char *cpumasks[BALANCE_MAX_DOMS + 1];
+	int nr_cpumasks;
 } cfg = {
-	.slice_us = 20000, /* the kernel's default slice, SCX_SLICE_DFL */
+	.slice_us_underutil = 20000,
+	.slice_us_overutil = 1000,
+	.interval = 2.0,
+	.tune_interval = 0.1,
+	.load_half_life = 1.0,
+	.greedy_threshold = 1,
+	.direct_greedy_under = 90.0,
+	.kick_greedy_under = 100.0,
 };
 
+/* --cpumasks may be given once per domain; the checks need the topology (validate). */
+static int parse_cpumask(const char *arg, void *dest)
+{
+	struct scxk_cpumask m;
+
+	(void)dest;
+	if (cfg.nr_cpumasks > BALANCE_MAX_DOMS || scxk_cpumask_parse(arg, &m, SCXK_MAX_CPUS) ||
+	    scxk_cpumask_empty(&m))
+		return -EINVAL;
+	cfg.cpumasks[cfg.nr_cpumasks++] = arg;
+	return 0;
+}
+
 static struct scxk_opt opts[] = {
-	{ "fifo", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
-	  "first-come first-served instead of weighted virtual time" },
-	{ "slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "time slice in microseconds",
-	  .min = 100, .max = 1000000 },
+	{ "slice-us-underutil", 'u', "US", SCXK_OPT_U64, &cfg.slice_us_underutil,
+	  "slice while the machine is not saturated", .min = 100, .max = 1000000 },
+	{ "slice-us-overutil", 'o', "US", SCXK_OPT_U64, &cfg.slice_us_overutil,
+	  "slice while every CPU is busy", .min = 100, .max = 1000000 },
+	{ "interval", 'i', "SEC", SCXK_OPT_DOUBLE, &cfg.interval,
+	  "load balancing interval", .max = 3600 },
+	{ "tune-interval", 'I', "SEC", SCXK_OPT_DOUBLE, &cfg.tune_interval,
+	  "tuner interval (slice and greedy sets; at least 0.05)", .max = 3600 },
+	{ "load-half-life", 'l', "SEC", SCXK_OPT_DOUBLE, &cfg.load_half_life,
+	  "half-life of the task load (duty cycle) average", .max = 3600 },
+	{ "cpumasks", 'C', "MASK", SCXK_OPT_CUSTOM, NULL,
+	  "one domain per use of this option (cpu list or 0x mask); they must cover every "
+	  "online CPU",
+	  .parse = parse_cpumask, .dfl = "one domain per LLC" },
+	{ "greedy-threshold", 'g', "N", SCXK_OPT_U64, &cfg.greedy_threshold,
+	  "an idle CPU steals from a domain of its node holding at least N queued tasks "
+	  "(0 = never)", .max = 1000000 },
+	{ "greedy-threshold-x-numa", 0, "N", SCXK_OPT_U64, &cfg.greedy_threshold_x_numa,
+	  "the same across NUMA nodes (0 = never)", .max = 1000000 },
+	{ "direct-greedy-under", 'D', "PCT", SCXK_OPT_DOUBLE, &cfg.direct_greedy_under,
+	  "idle CPUs of domains busy less than PCT% take waking tasks of full domains",
+	  .max = 100 },
+	{ "kick-greedy-under", 'K', "PCT", SCXK_OPT_DOUBLE, &cfg.kick_greedy_under,
+	  "idle CPUs of domains busy less than PCT% are woken to steal (100 = any)",
+	  .max = 100 },
+	{ "direct-greedy-numa", 'r', NULL, SCXK_OPT_FLAG, &cfg.direct_greedy_numa,
+	  "let direct greedy pushes cross NUMA nodes" },
+	{ "no-load-balance", 0, NULL, SCXK_OPT_FLAG, &cfg.no_load_balance,
+	  "measure load but never move tasks between domains" },
+	{ "kthreads-local", 'k', NULL, SCXK_OPT_FLAG, &cfg.kthreads_local,
+	  "send per-CPU kthreads straight to their CPU's local queue" },
+	{ "balanced-kworkers", 'b', NULL, SCXK_OPT_FLAG, &cfg.balanced_kworkers,
+	  "never move workqueue workers between domains" },
+	{ "fifo-sched", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
+	  "first-come first-served domain queues instead of deadlines" },
+	{ "perf", 0, "LEVEL", SCXK_OPT_U64, &cfg.perf,
+	  "cpufreq performance target 1..1024 for every CPU (0 = leave the governor alone)",
+	  .max = 1024 },
 	{ 0 },
 };
 
 static const struct scxk_cli cli = {
 	.prog = "scx_balance",
-	.summary = "multi-domain scheduler with a user-space load balancer",
-	.examples = "  scx_balance                 weighted vtime, 20 ms slices\n"
-		    "  scx_balance --fifo -s 5000  FIFO with 5 ms slices\n"
-		    "  scx_balance --monitor 1     print a running instance's stats every second\n",
+	.summary = "Multi-domain scheduler: per-LLC queues in BPF, load balancing and tuning "
+		   "in user space (rusty-like).",
+	.examples = "  scx_balance                       one domain per LLC, balance every 2 s\n"
+		    "  scx_balance -i 0.5 -l 0.5         react faster to load changes\n"
+		    "  scx_balance -C 0-3 -C 4-7         two domains given by hand\n"
+		    "  scx_balance --greedy-threshold-x-numa 2 -r   spill across nodes eagerly\n",
 	.opts = opts,
 };
 
-/* ---- stats: counters as deltas since this client's previous read ---- */
+/* ---- state shared by the tick (main thread) and the stats thread ---- */
+
+struct snapshot {
+	uint64_t slice_ns;
+	double util[BALANCE_MAX_DOMS], cpu_busy;
+	uint64_t direct_doms, kick_doms;
+	struct lb_result lb;
+	bool lb_valid;
+	unsigned int lb_moves;
+	double lb_us;
+	uint64_t lb_rounds;
+};
 
 static struct scxk_run *the_run;
+static struct balance_doms doms;
+static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct snapshot snap;
+
+struct loader {
+	struct balance_active *ring; /* mmapped active_ring */
+	size_t ring_len;
+	uint64_t *prev_busy, *prev_total; /* per CPU, from /proc/stat */
+	int nr_cpu_ids;
+	double lb_busy, lb_total;	  /* tuner sums since the last balancing round */
+	struct timespec last_lb;
+	struct lb_task *tasks;
+	struct lb_move moves[LB_MAX_MOVES];
+	int prog_fd;
+};
+static struct loader ld;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- tuner ---- */
+
+/* Busy and total jiffies of every CPU; 0 on success. */
+static int read_proc_stat(uint64_t *busy, uint64_t *total, int nr)
+{
+	char line[512];
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return -errno;
+	memset(busy, 0, sizeof(*busy) * nr);
+	memset(total, 0, sizeof(*total) * nr);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v[8] = { 0 };
+		int cpu;
+
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5 ||
+		    cpu < 0 || cpu >= nr)
+			continue;
+		/* user nice system idle iowait irq softirq steal: idle and iowait are not busy */
+		total[cpu] = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+		busy[cpu] = total[cpu] - v[3] - v[4];
+	}
+	fclose(f);
+	return 0;
+}
+
+static int run_apply_tune(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+	int err = bpf_prog_test_run_opts(ld.prog_fd, &o);
+
+	return err ? -errno : (int)o.retval;
+}
+
+static int tune(struct scx_balance *skel)
+{
+	uint64_t busy[SCXK_MAX_CPUS], total[SCXK_MAX_CPUS];
+	double db[BALANCE_MAX_DOMS] = { 0 }, dt[BALANCE_MAX_DOMS] = { 0 }, sb = 0, st = 0;
+	uint64_t direct = 0, kick = 0, slice;
+	double util[BALANCE_MAX_DOMS] = { 0 }, avg;
+	int cpu, d, err;
+
+	if ((err = read_proc_stat(busy, total, ld.nr_cpu_ids)))
+		return err;
+	for (cpu = 0; cpu < ld.nr_cpu_ids; cpu++) {
+		int dom = doms.cpu_dom[cpu];
+		uint64_t b = busy[cpu] - ld.prev_busy[cpu], t = total[cpu] - ld.prev_total[cpu];
+
+		/* Counters restart when a CPU comes back online: skip that sample. */
+		if (dom < 0 || total[cpu] < ld.prev_total[cpu] || busy[cpu] < ld.prev_busy[cpu] ||
+		    b > t)
+			b = t = 0;
+		if (dom >= 0) {
+			db[dom] += b;
+			dt[dom] += t;
+		}
+		ld.prev_busy[cpu] = busy[cpu];
+		ld.prev_total[cpu] = total[cpu];
+	}
+	for (d = 0; d < doms.nr; d++) {
+		util[d] = dt[d] ? db[d] / dt[d] : 0;
+		sb += db[d];
+		st += dt[d];
+		if (util[d] * 100 < cfg.direct_greedy_under)
+			direct |= 1ULL << d;
+		if (cfg.kick_greedy_under >= 100 || util[d] * 100 < cfg.kick_greedy_under)
+			kick |= 1ULL << d;
+	}
+	avg = st ? sb / st : 0;
+	ld.lb_busy += sb;
+	ld.lb_total += st;
+	slice = (avg >= SATURATED_UTIL ? cfg.slice_us_overutil : cfg.slice_us_underutil) * 1000;
+	skel->data->slice_ns = slice;
+	if (direct != skel->bss->direct_greedy_doms || kick != skel->bss->kick_greedy_doms) {
+		skel->bss->direct_greedy_doms = direct;
+		skel->bss->kick_greedy_doms = kick;
+		if ((err = run_apply_tune()))
+			return scxk_err(err, "cannot apply the greedy domain sets");
+	}
+	pthread_mutex_lock(&snap_lock);
+	snap.slice_ns = slice;
+	memcpy(snap.util, util, sizeof(util));
+	snap.cpu_busy = avg;
+	snap.direct_doms = direct;
+	snap.kick_doms = kick;
+	pthread_mutex_unlock(&snap_lock);
+	return 0;
+}
+
+/* ---- load balancer ---- */
+
+static int cmp_pid_last(const void *a, const void *b)
+{
+	const struct balance_active *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->dcyc.last < y->dcyc.last ? 1 : x->dcyc.last > y->dcyc.last ? -1 : 0;
+}
+
+/* The tasks active in this generation, one entry each (the freshest). */
+static int collect_tasks(uint32_t gen, uint64_t now, uint64_t half_life)
+{
+	size_t i, n = 0;
+	struct balance_active *e = malloc(ld.ring_len * sizeof(*e));
+	int nt = 0;
+
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < ld.ring_len; i++) {
+		struct balance_active a = ((volatile struct balance_active *)ld.ring)[i];
+
+		if (a.pid && a.gen == gen && a.dom < (uint32_t)doms.nr)
+			e[n++] = a;
+	}
+	qsort(e, n, sizeof(*e), cmp_pid_last);
+	for (i = 0; i < n; i++) {
+		struct lb_task *t;
+
+		if (i && e[i].pid == e[i - 1].pid)
+			continue;
+		t = &ld.tasks[nt++];
+		*t = (struct lb_task){
+			.pid = e[i].pid,
+			.dom = (int)e[i].dom,
+			.dom_mask = e[i].dom_mask,
+			.weight = e[i].weight,
+			.dcycle = (double)balance_ravg_read(&e[i].dcyc, now, half_life) /
+				  BALANCE_RAVG_ONE,
+			.kworker = e[i].flags & BALANCE_ACT_KWORKER,
+			.pinned = e[i].flags & BALANCE_ACT_PINNED,
+		};
+	}
+	free(e);
+	return nt;
+}
+
+static int write_moves(struct scx_balance *skel, int nr)
+{
+	int fd = bpf_map__fd(skel->maps.lb_moves), err;
+	uint32_t key, next, to;
+
+	/* Moves of the previous round that no enqueue took are stale now. */
+	while (!bpf_map_get_next_key(fd, NULL, &next))
+		if (bpf_map_delete_elem(fd, &next))
+			break;
+	for (int i = 0; i < nr; i++) {
+		key = ld.moves[i].pid;
+		to = (uint32_t)ld.moves[i].to;
+		if (bpf_map_update_elem(fd, &key, &to, BPF_ANY)) {
+			err = -errno;
+			return scxk_err(err, "cannot write the balancer's move of pid %u", key);
+		}
+	}
+	skel->bss->lb_nr_moves = nr;
+	return 0;
+}
+
+static int load_balance(struct scx_balance *skel)
+{
+	uint64_t t0 = mono_ns(), half_life = cfg.load_half_life * 1e9;
+	struct lb_dom ldoms[BALANCE_MAX_DOMS];
+	struct lb_params p = {
+		.node_threshold = LB_NODE_THRESHOLD_DFL,
+		.dom_threshold = LB_DOM_THRESHOLD_DFL,
+		.balanced_kworkers = cfg.balanced_kworkers,
+		.saturated = ld.lb_total && ld.lb_busy / ld.lb_total >= LB_SATURATED_UTIL,
+	};
+	struct lb_result res;
+	uint32_t gen = skel->bss->lb_gen;
+	int nt, nr, err = 0;
+
+	for (int d = 0; d < doms.nr; d++)
+		ldoms[d] = (struct lb_dom){ .node = doms.dom[d].node, .nr_cpus = doms.dom[d].nr_cpus };
+	ld.lb_busy = ld.lb_total = 0;
+	if ((nt = collect_tasks(gen, t0, half_life)) < 0)
+		return nt;
+	scxk_dbg("balancing round %u: %d active tasks, %s", gen, nt,
+		 p.saturated ? "saturated (weighted)" : "not saturated");
+	nr = lb_balance(&p, ldoms, doms.nr, ld.tasks, nt, ld.moves,
+			cfg.no_load_balance ? 0 : LB_MAX_MOVES, &res);
+	if (nr < 0)
+		return scxk_err(nr, "load balancing failed");
+	for (int i = 0; i < nt && scxk_log_verbosity() >= 2; i++)
+		if (ld.tasks[i].load >= 0.05)
+			scxk_dbg("  pid %u dom %d weight %u dcycle %.2f load %.2f%s%s", ld.tasks[i].pid,
+				 ld.tasks[i].dom, ld.tasks[i].weight, ld.tasks[i].dcycle,
+				 ld.tasks[i].load, ld.tasks[i].pinned ? " pinned" : "",
+				 ld.tasks[i].kworker ? " kworker" : "");
+	if (!cfg.no_load_balance)
+		err = write_moves(skel, nr);
+	/* Published last: tasks look up their move once per generation. */
+	skel->bss->lb_gen = gen + 1;
+	for (int i = 0; i < nr && scxk_log_verbosity() >= 1; i++)
+		scxk_dbg("move pid %u dom %d -> %d (load %.2f%s)", ld.moves[i].pid,
+			 ld.moves[i].from, ld.moves[i].to, ld.moves[i].load,
+			 ld.moves[i].xnuma ? ", across nodes" : "");
+
+	pthread_mutex_lock(&snap_lock);
+	snap.lb = res;
+	snap.lb_valid = true;
+	snap.lb_moves = nr;
+	snap.lb_us = (mono_ns() - t0) / 1e3;
+	snap.lb_rounds++;
+	pthread_mutex_unlock(&snap_lock);
+	return err;
+}
+
+static double since_s(const struct timespec *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - a->tv_sec) + (now.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static int balance_tick(struct scxk_run *run)
+{
+	struct scx_balance *skel = run->skel;
+	int err = tune(skel);
+
+	if (since_s(&ld.last_lb) >= cfg.interval) {
+		clock_gettime(CLOCK_MONOTONIC, &ld.last_lb);
+		int lerr = load_balance(skel);
+
+		if (!err)
+			err = lerr;
+	}
+	return err;
+}
+
+/* ---- stats ---- */
+
+#define PCT_FIELD(name, desc) { name, SCXK_STAT_FLOAT, desc " (% of total)" }
 
 static const struct scxk_stat_desc stat_fields[] = {
-	{ "local", SCXK_STAT_U64, "tasks placed directly on an idle CPU" },
-	{ "global", SCXK_STAT_U64, "tasks that went through the shared queue" },
-	{ "kicks", SCXK_STAT_U64, "idle CPUs woken to take queued work" },
-	{ "local_pct", SCXK_STAT_FLOAT, "share of placements that found an idle CPU (%)" },
-	{ "fifo", SCXK_STAT_U64, "1 in --fifo mode" },
+	{ "slice_us", SCXK_STAT_U64, "current slice (the tuner's choice)" },
+	{ "cpu_busy", SCXK_STAT_FLOAT, "average CPU utilisation over the last tuner interval (%)" },
+	{ "load", SCXK_STAT_FLOAT, "total load at the last balancing round (nice-0 tasks)" },
+	{ "imbal_pct", SCXK_STAT_FLOAT,
+	  "largest domain imbalance |load - fair share| / fair share, before the last round's moves (%)" },
+	{ "imbal_after_pct", SCXK_STAT_FLOAT, "the same, expected after those moves (%)" },
+	{ "node_imbal_pct", SCXK_STAT_FLOAT, "largest NUMA node imbalance before the moves (%)" },
+	{ "lb_moves", SCXK_STAT_U64, "moves chosen by the last balancing round" },
+	{ "lb_rounds", SCXK_STAT_U64, "balancing rounds since attach" },
+	{ "lb_us", SCXK_STAT_FLOAT, "time the last balancing round took (us)" },
+	{ "nr_migrations", SCXK_STAT_U64, "balancer moves tasks took since the previous read" },
+	{ "total", SCXK_STAT_U64, "task placements since the previous read" },
+	PCT_FIELD("sync_prev_idle", "sync wakeups onto their idle previous CPU"),
+	PCT_FIELD("wake_sync", "sync wakeups onto the waker's CPU"),
+	PCT_FIELD("prev_idle", "wakeups onto their idle previous CPU"),
+	PCT_FIELD("dom_idle", "wakeups onto an idle CPU of their domain"),
+	PCT_FIELD("direct_greedy", "wakeups pushed to an under-used domain of the node"),
+	PCT_FIELD("direct_greedy_far", "wakeups pushed to an under-used domain of another node"),
+	PCT_FIELD("pinned", "single-CPU tasks queued on their CPU"),
+	PCT_FIELD("kthread", "per-CPU kthreads sent to their local queue"),
+	PCT_FIELD("dsq", "tasks queued on their domain's queue"),
+	PCT_FIELD("dispatch_local", "dispatches from the CPU's own domain"),
+	PCT_FIELD("greedy_local", "dispatches stolen from another domain of the node"),
+	PCT_FIELD("greedy_xnuma", "dispatches stolen across NUMA nodes"),
+	PCT_FIELD("kick_greedy", "idle CPUs of under-used domains kicked to steal"),
+	PCT_FIELD("repatriate", "tasks found off their domain and sent back"),
+	PCT_FIELD("dl_clamp", "wakeups whose sleep credit was clamped"),
+	{ "rehome", SCXK_STAT_U64, "tasks given a new domain by an affinity change" },
+	{ "direct_greedy_cpus", SCXK_STAT_STRING, "CPUs that take direct greedy pushes" },
+	{ "kick_greedy_cpus", SCXK_STAT_STRING, "CPUs kicked to steal" },
+	{ "doms", SCXK_STAT_STRING, "the domains' CPUs, ';'-separated, with their node" },
+	{ "dom_load", SCXK_STAT_STRING, "load per domain at the last round, ','-separated" },
+	{ "dom_imbal", SCXK_STAT_STRING, "imbalance per domain at the last round (%, signed)" },
+	{ "dom_util", SCXK_STAT_STRING, "utilisation per domain, last tuner interval (%)" },
+	{ "node_load", SCXK_STAT_STRING, "load per NUMA node at the last round" },
+	{ "node_imbal", SCXK_STAT_STRING, "imbalance per NUMA node at the last round (%, signed)" },
+};
+
+static const struct {
+	const char *name;
+	int stat;
+} pct_stats[] = {
+	{ "sync_prev_idle", BALANCE_STAT_SYNC_PREV_IDLE },
+	{ "wake_sync", BALANCE_STAT_WAKE_SYNC },
+	{ "prev_idle", BALANCE_STAT_PREV_IDLE },
+	{ "dom_idle", BALANCE_STAT_DOM_IDLE },
+	{ "direct_greedy", BALANCE_STAT_DIRECT_GREEDY },
+	{ "direct_greedy_far", BALANCE_STAT_DIRECT_GREEDY_FAR },
+	{ "pinned", BALANCE_STAT_PINNED },
+	{ "kthread", BALANCE_STAT_KTHREAD },
+	{ "dsq", BALANCE_STAT_DSQ },
+	{ "dispatch_local", BALANCE_STAT_DISPATCH_LOCAL },
+	{ "greedy_local", BALANCE_STAT_GREEDY_LOCAL },
+	{ "greedy_xnuma", BALANCE_STAT_GREEDY_XNUMA },
+	{ "kick_greedy", BALANCE_STAT_KICK_GREEDY },
+	{ "repatriate", BALANCE_STAT_REPATRIATE },
+	{ "dl_clamp", BALANCE_STAT_DL_CLAMP },
 };
 
 static void *stats_open(void *arg)
 {
 	(void)arg;
-	return calloc(1, sizeof(uint64_t) * SCXK_MAX_COUNTERS);
+	return calloc(SCXK_MAX_COUNTERS, sizeof(uint64_t));
 }
 
 static void stats_close(void *state, void *arg)
@@ -65,9 +483,48 @@ static void stats_close(void *state, void *arg)
 	free(state);
 }
 
+/* "v0,v1,..." of @n values, each scaled and printed with one decimal. */
+static json_t *join(const double *v, int n, double scale)
+{
+	char buf[BALANCE_MAX_DOMS * 16] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof(buf); i++)
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%.1f", i ? "," : "", v[i] * scale);
+	return json_string(buf);
+}
+
+static json_t *doms_string(void)
+{
+	char buf[8192] = "", list[SCXK_CPULIST_BUF_LEN];
+	size_t len = 0;
+
+	for (int d = 0; d < doms.nr && len < sizeof(buf); d++) {
+		scxk_cpumask_format_list(&doms.dom[d].cpus, list, sizeof(list));
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s@%d", d ? ";" : "", list,
+				doms.dom[d].node);
+	}
+	return json_string(buf);
+}
+
+static json_t *dom_set_cpus(uint64_t set)
+{
+	struct scxk_cpumask m = { 0 };
+	char buf[SCXK_CPULIST_BUF_LEN];
+
+	for (int d = 0; d < doms.nr; d++)
+		if (set & (1ULL << d))
+			scxk_cpumask_or(&m, &m, &doms.dom[d].cpus);
+	scxk_cpumask_format_list(&m, buf, sizeof(buf));
+	return json_string(buf);
+}
+
 static int stats_collect(json_t *out, void *state, void *arg)
 {
-	uint64_t now[SCXK_MAX_COUNTERS], *prev = state, d[BALANCE_NR_STATS];
+	uint64_t now[SCXK_MAX_COUNTERS], *prev = state, d[BALANCE_NR_STATS], total = 0;
+	double dimb[BALANCE_MAX_DOMS], nimb[LB_MAX_NODES], fair;
+	struct snapshot s;
+	unsigned int all = 0;
 	int err, i;
 
 	(void)arg;
@@ -77,21 +534,56 @@ static int stats_collect(json_t *out, void *state, void *arg)
 		d[i] = now[i] - prev[i];
 		prev[i] = now[i];
 	}
-	json_object_set_new(out, "local", json_integer(d[BALANCE_STAT_LOCAL]));
-	json_object_set_new(out, "global", json_integer(d[BALANCE_STAT_GLOBAL]));
-	json_object_set_new(out, "kicks", json_integer(d[BALANCE_STAT_KICKS]));
-	json_object_set_new(out, "local_pct",
-			    json_real(d[BALANCE_STAT_LOCAL] + d[BALANCE_STAT_GLOBAL]
-					      ? 100.0 * d[BALANCE_STAT_LOCAL] /
-							(d[BALANCE_STAT_LOCAL] + d[BALANCE_STAT_GLOBAL])
-					      : 0.0));
-	json_object_set_new(out, "fifo", json_integer(cfg.fifo));
+	for (i = BALANCE_FIRST_PLACEMENT; i <= BALANCE_LAST_PLACEMENT; i++)
+		total += d[i];
+	pthread_mutex_lock(&snap_lock);
+	s = snap;
+	pthread_mutex_unlock(&snap_lock);
+
+	json_object_set_new(out, "slice_us", json_integer(s.slice_ns / 1000));
+	json_object_set_new(out, "cpu_busy", json_real(s.cpu_busy * 100));
+	json_object_set_new(out, "load", json_real(s.lb.total_load));
+	json_object_set_new(out, "imbal_pct", json_real(s.lb.dom_imbal * 100));
+	json_object_set_new(out, "imbal_after_pct", json_real(s.lb.dom_imbal_after * 100));
+	json_object_set_new(out, "node_imbal_pct", json_real(s.lb.node_imbal * 100));
+	json_object_set_new(out, "lb_moves", json_integer(s.lb_moves));
+	json_object_set_new(out, "lb_rounds", json_integer(s.lb_rounds));
+	json_object_set_new(out, "lb_us", json_real(s.lb_us));
+	json_object_set_new(out, "nr_migrations", json_integer(d[BALANCE_STAT_MIGRATE]));
+	json_object_set_new(out, "total", json_integer(total));
+	for (i = 0; i < (int)(sizeof(pct_stats) / sizeof(pct_stats[0])); i++)
+		json_object_set_new(out, pct_stats[i].name,
+				    json_real(total ? 100.0 * d[pct_stats[i].stat] / total : 0));
+	json_object_set_new(out, "rehome", json_integer(d[BALANCE_STAT_REHOME]));
+	json_object_set_new(out, "direct_greedy_cpus", dom_set_cpus(s.direct_doms));
+	json_object_set_new(out, "kick_greedy_cpus", dom_set_cpus(s.kick_doms));
+	json_object_set_new(out, "doms", doms_string());
+	for (i = 0; i < doms.nr; i++)
+		all += doms.dom[i].nr_cpus;
+	for (i = 0; i < doms.nr; i++) {
+		fair = all ? s.lb.total_load * doms.dom[i].nr_cpus / all : 0;
+		dimb[i] = fair > 0 ? (s.lb.dom_load[i] - fair) / fair : 0;
+	}
+	for (i = 0; i < doms.nr_nodes && i < LB_MAX_NODES; i++) {
+		unsigned int cpus = 0;
+
+		for (int k = 0; k < doms.nr; k++)
+			cpus += doms.dom[k].node == i ? doms.dom[k].nr_cpus : 0;
+		fair = all ? s.lb.total_load * cpus / all : 0;
+		nimb[i] = fair > 0 ? (s.lb.node_load[i] - fair) / fair : 0;
+	}
+	json_object_set_new(out, "dom_load", join(s.lb.dom_load, doms.nr, 1));
+	json_object_set_new(out, "dom_imbal", join(dimb, doms.nr, 100));
+	json_object_set_new(out, "dom_util", join(s.util, doms.nr, 100));
+	json_object_set_new(out, "node_load", join(s.lb.node_load, doms.nr_nodes, 1));
+	json_object_set_new(out, "node_imbal", join(nimb, doms.nr_nodes, 100));
 	return 0;
 }
 
 static const struct scxk_stats_ops stats = {
-	.name = "Metrics",
-	.desc = "scx_balance",
+	.name = "ClusterStats",
+	.desc = "scx_balance: dispatch paths as percentages of placements since the previous "
+		"read; loads and imbalances from the last balancing round",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
 	.open = stats_open,
@@ -100,6 +592,46 @@ static const struct scxk_stats_ops stats = {
 };
 
 /* ---- life cycle hooks ---- */
+
+static struct scxk_sched sched;
+
+static int balance_validate(struct scxk_run *run)
+{
+	struct balance_doms d;
+	struct scxk_topo *t;
+	int err;
+
+	(void)run;
+	if (cfg.interval <= 0 || cfg.load_half_life <= 0) {
+		fprintf(stderr, "scx_balance: --interval and --load-half-life must be above 0\n");
+		return -EINVAL;
+	}
+	if (cfg.tune_interval < MIN_TUNE_INTERVAL) {
+		fprintf(stderr, "scx_balance: --tune-interval must be at least %.2f s\n",
+			MIN_TUNE_INTERVAL);
+		return -EINVAL;
+	}
+	if (cfg.slice_us_overutil > cfg.slice_us_underutil) {
+		fprintf(stderr, "scx_balance: --slice-us-overutil (%" PRIu64
+				") exceeds --slice-us-underutil (%" PRIu64 ")\n",
+			cfg.slice_us_overutil, cfg.slice_us_underutil);
+		return -EINVAL;
+	}
+	if (cfg.nr_cpumasks > BALANCE_MAX_DOMS) {
+		fprintf(stderr, "scx_balance: at most %d --cpumasks\n", BALANCE_MAX_DOMS);
+		return -EINVAL;
+	}
+	sched.tick_ms = cfg.tune_interval * 1000;
+	if (!cfg.nr_cpumasks)
+		return 0;
+	/* Masks must fit this machine: checked now, before the kernel is touched. */
+	if ((err = scxk_topo_read(&t)))
+		return err;
+	err = balance_doms_build(t, cfg.cpumasks, cfg.nr_cpumasks, &d);
+	balance_doms_free(&d);
+	scxk_topo_free(t);
+	return err;
+}
 
 static int balance_open(struct scxk_run *run)
 {
@@ -117,27 +649,107 @@ static int balance_open(struct scxk_run *run)
 static int balance_configure(struct scxk_run *run)
 {
 	struct scx_balance *skel = run->skel;
+	const struct scxk_topo *t = run->topo;
+	int err, cpu;
 
+	balance_doms_free(&doms);
+	if ((err = balance_doms_build(t, cfg.nr_cpumasks ? cfg.cpumasks : NULL, cfg.nr_cpumasks,
+				      &doms)))
+		return err;
+	if (!doms.nr)
+		return scxk_err(-ENODEV, "no online CPU belongs to a domain");
+	skel->rodata->nr_doms = doms.nr;
 	skel->rodata->fifo_sched = cfg.fifo;
-	skel->rodata->slice_ns = cfg.slice_us * 1000;
+	skel->rodata->greedy_threshold = cfg.greedy_threshold;
+	skel->rodata->greedy_threshold_x_numa = cfg.greedy_threshold_x_numa;
+	skel->rodata->direct_greedy_numa = cfg.direct_greedy_numa;
+	skel->rodata->kthreads_local = cfg.kthreads_local;
+	skel->rodata->half_life_ns = cfg.load_half_life * 1e9;
+	skel->rodata->perf_level = cfg.perf ? cfg.perf + 1 : 0;
+	skel->rodata->smt_aware = t->smt;
+	for (cpu = 0; cpu < SCXK_MAX_CPUS; cpu++)
+		skel->rodata->cpu_dom[cpu] = cpu < t->nr_cpu_ids && doms.cpu_dom[cpu] >= 0
+						     ? (uint32_t)doms.cpu_dom[cpu]
+						     : 0xffffffffU;
+	for (int d = 0; d < doms.nr; d++) {
+		skel->rodata->dom_node[d] = doms.dom[d].node;
+		memcpy((void *)skel->rodata->dom_bits[d], doms.dom[d].cpus.bits,
+		       sizeof(skel->rodata->dom_bits[d]));
+	}
+	skel->data->slice_ns = cfg.slice_us_underutil * 1000;
+	if ((err = bpf_map__set_max_entries(skel->maps.active_ring,
+					    doms.nr * BALANCE_RING_SLOTS)))
+		return scxk_err(err, "cannot size the active task rings");
+	return 0;
+}
+
+static int balance_attached(struct scxk_run *run)
+{
+	struct scx_balance *skel = run->skel;
+	size_t page = sysconf(_SC_PAGESIZE), len;
+	void *ring;
+	int err;
+
+	ld.ring_len = (size_t)doms.nr * BALANCE_RING_SLOTS;
+	len = (ld.ring_len * sizeof(struct balance_active) + page - 1) / page * page;
+	ring = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(skel->maps.active_ring), 0);
+	if (ring == MAP_FAILED)
+		return scxk_err(-errno, "cannot map the active task rings");
+	ld.ring = ring;
+	ld.nr_cpu_ids = run->topo->nr_cpu_ids < SCXK_MAX_CPUS ? run->topo->nr_cpu_ids
+							      : SCXK_MAX_CPUS;
+	ld.prev_busy = calloc(ld.nr_cpu_ids, sizeof(uint64_t));
+	ld.prev_total = calloc(ld.nr_cpu_ids, sizeof(uint64_t));
+	ld.tasks = calloc(ld.ring_len, sizeof(*ld.tasks));
+	if (!ld.prev_busy || !ld.prev_total || !ld.tasks)
+		return scxk_err(-ENOMEM, "cannot allocate the balancer's state");
+	ld.prog_fd = bpf_program__fd(skel->progs.balance_apply_tune);
+	clock_gettime(CLOCK_MONOTONIC, &ld.last_lb);
+	/* Until the tuner has measured, every domain may take and steal. */
+	skel->bss->direct_greedy_doms = skel->bss->kick_greedy_doms =
+		doms.nr == 64 ? ~0ULL : (1ULL << doms.nr) - 1;
+	if ((err = run_apply_tune()))
+		return scxk_err(err, "cannot apply the greedy domain sets");
+	read_proc_stat(ld.prev_busy, ld.prev_total, ld.nr_cpu_ids);
+	scxk_info("%d domains on %d NUMA nodes, balancing every %.2f s%s", doms.nr, doms.nr_nodes,
+		  cfg.interval, cfg.no_load_balance ? " (measure only)" : "");
 	return 0;
 }
 
 static void balance_destroy(struct scxk_run *run)
 {
+	if (ld.ring)
+		munmap(ld.ring, (ld.ring_len * sizeof(struct balance_active) +
+				 sysconf(_SC_PAGESIZE) - 1) / sysconf(_SC_PAGESIZE) *
+					sysconf(_SC_PAGESIZE));
+	free(ld.prev_busy);
+	free(ld.prev_total);
+	free(ld.tasks);
+	memset(&ld, 0, sizeof(ld));
+	pthread_mutex_lock(&snap_lock);
+	memset(&snap, 0, sizeof(snap));
+	pthread_mutex_unlock(&snap_lock);
 	scx_balance__destroy(run->skel);
 }
 
-static const struct scxk_sched sched = {
+static struct scxk_sched sched = {
 	.name = "balance",
 	.cli = &cli,
+	.validate = balance_validate,
 	.open = balance_open,
 	.configure = balance_configure,
+	.attached = balance_attached,
+	.tick = balance_tick,
 	.destroy = balance_destroy,
 	.stats = &stats,
 };
 
 int main(int argc, char **argv)
 {
-	return scxk_sched_main(&sched, argc, argv);
+	int ret;
+
+	/* The tick runs the tuner; the balancer runs inside it every --interval. */
+	ret = scxk_sched_main(&sched, argc, argv);
+	balance_doms_free(&doms);
+	return ret;
 }

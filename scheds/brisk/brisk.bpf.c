@@ -27,6 +27,7 @@
  * contention point on very large single-node machines.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
 #include <scxkit/uei.bpf.h>
@@ -52,16 +53,16 @@ const volatile bool no_preempt;	/* --no-preempt */
 /* The primary domain as a bitmap, written by the loader (-m). */
 u64 primary_bits[SCXK_MASK_WORDS] SEC(".data.brisk_primary");
 
-#ifdef SCXK_FAULT_INJECTION
-/* Test builds only: when set, tasks of this tgid are never dispatched. */
-u32 fault_starve_tgid;
-#endif
-
 /* ---- state ---- */
 static u64 vtime_now;
 static bool throttled;
 
 struct task_ctx {
+	/*
+	 * The task's vruntime. Not p->scx.dsq_vtime: inserting into a vtime
+	 * DSQ overwrites that with the queue key, which here is the deadline.
+	 */
+	u64 vtime;
 	u64 awake_vtime;  /* weighted runtime since the last wakeup */
 	u64 wakeup_freq;  /* wakeups per 100 ms, EWMA */
 	u64 last_woke_at;
@@ -120,7 +121,7 @@ static const struct cpumask *primary_cpumask(void)
 
 static bool is_pcpu_task(const struct task_struct *p)
 {
-	return p->nr_cpus_allowed == 1 || p->migration_disabled;
+	return p->nr_cpus_allowed == 1 || scxk_migration_disabled(p);
 }
 
 static bool is_pcpu_kthread(const struct task_struct *p)
@@ -140,8 +141,10 @@ static u64 nr_waiting(s32 cpu)
 
 static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 {
-	u64 scale = brisk_lag_scale(tctx->wakeup_freq, nr_waiting(cpu),
-				    scxk_topo.nr_cpu_ids, slice_max);
+	u64 nr = nr_waiting(cpu);
+	u64 scale = brisk_lag_scale(tctx->wakeup_freq, nr, scxk_topo.nr_cpu_ids, slice_max);
+	u64 budget = brisk_lag_budget(nr, scxk_topo.nr_cpu_ids);
+	u64 lag = slice_lag * scale, awake = tctx->awake_vtime;
 
 	/*
 	 * Kernel threads do the system's housekeeping (including the
@@ -149,10 +152,15 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 	 * so no storm of user tasks can push them back.
 	 */
 	if (p->flags & PF_KTHREAD)
-		scale = BRISK_MAX_LAG_SCALE;
+		lag = slice_lag * BRISK_MAX_LAG_SCALE;
+	else if (lag > budget)
+		lag = budget;
+	if (awake > budget)
+		awake = budget;
+	/* Light tasks race ahead of the clock; keep them within reach. */
+	tctx->vtime = brisk_vtime_ceil(tctx->vtime, vtime_now, budget < slice_lag ? budget : slice_lag);
 
-	tctx->deadline = brisk_deadline(p->scx.dsq_vtime, vtime_now, tctx->awake_vtime,
-					slice_lag, scale, p->scx.weight);
+	tctx->deadline = brisk_deadline(tctx->vtime, vtime_now, awake, lag, 1, p->scx.weight);
 	return tctx->deadline;
 }
 
@@ -224,7 +232,7 @@ s32 BPF_STRUCT_OPS(brisk_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	struct task_ctx *tctx = task_ctx(p);
 	s32 cpu;
 
-	if (!tctx)
+	if (!tctx || scxk_fault_drop(p))
 		return prev_cpu;
 	cpu = pick_idle_cpu(p, prev_cpu, wake_flags);
 	if (cpu >= 0 && !throttled) {
@@ -247,8 +255,12 @@ static bool try_preempt(struct task_struct *p, u64 deadline, s32 cpu, u64 enq_fl
 	if (!cctx || !cctx->running || !brisk_should_preempt(deadline, cctx->curr_deadline,
 							     scxk_scale_by_weight_inv(slice_max, 100)))
 		return false;
-	scxk_dsq_insert_vtime(p, SCXK_DSQ_CPU(cpu), task_slice(p, cpu), deadline, enq_flags);
-	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	/*
+	 * Straight onto the CPU's local DSQ with PREEMPT: p runs next there,
+	 * and if an RT task takes that CPU meanwhile, cpu_release hands p
+	 * back to enqueue instead of leaving it stranded behind the RT task.
+	 */
+	scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, task_slice(p, cpu), enq_flags | SCX_ENQ_PREEMPT);
 	scxk_stat_inc(BRISK_STAT_PREEMPT);
 	return true;
 }
@@ -259,6 +271,8 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = task_ctx(p);
 	u64 deadline;
 
+	if (scxk_fault_drop(p))
+		return;
 	if (is_pcpu_kthread(p) && (local_kthreads || throttle_ns)) {
 		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_max, enq_flags);
 		scxk_stat_inc(BRISK_STAT_KTHREAD);
@@ -409,10 +423,11 @@ void BPF_STRUCT_OPS(brisk_running, struct task_struct *p)
 	struct cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
 	u64 now = scxk_now();
 
-	if (scxk_time_before(vtime_now, p->scx.dsq_vtime))
-		vtime_now = p->scx.dsq_vtime;
-	if (tctx)
+	if (tctx) {
+		if (scxk_time_before(vtime_now, tctx->vtime))
+			vtime_now = tctx->vtime;
 		tctx->last_run_at = now;
+	}
 	if (cctx) {
 		cctx->running = 1;
 		cctx->curr_deadline = tctx ? tctx->deadline : ~0ULL;
@@ -436,13 +451,27 @@ void BPF_STRUCT_OPS(brisk_stopping, struct task_struct *p, bool runnable)
 	if (cctx)
 		cctx->busy_ns += ran;
 	tctx->avg_runtime = scxk_calc_avg(tctx->avg_runtime, ran);
-	p->scx.dsq_vtime += scxk_scale_by_weight_inv(ran, p->scx.weight);
+	tctx->vtime += scxk_scale_by_weight_inv(ran, p->scx.weight);
 	tctx->awake_vtime = brisk_awake_vtime(tctx->awake_vtime, ran, p->scx.weight, slice_lag);
+}
+
+/*
+ * An RT or deadline task took this CPU: whatever waits on its local DSQ
+ * would wait for as long as that task runs (a SCHED_FIFO hog: forever), so
+ * give it back to enqueue, which finds another CPU or the node queue.
+ */
+void BPF_STRUCT_OPS(brisk_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
+{
+	scxk_reenqueue_local();
+	scxk_stat_inc(BRISK_STAT_REENQ);
 }
 
 void BPF_STRUCT_OPS(brisk_enable, struct task_struct *p)
 {
-	p->scx.dsq_vtime = vtime_now;
+	struct task_ctx *tctx = task_ctx(p);
+
+	if (tctx)
+		tctx->vtime = vtime_now;
 }
 
 s32 BPF_STRUCT_OPS(brisk_init_task, struct task_struct *p, struct scx_init_task_args *args)
@@ -528,10 +557,11 @@ SCXK_OPS_DEFINE(brisk_ops,
 		.runnable = (void *)brisk_runnable,
 		.running = (void *)brisk_running,
 		.stopping = (void *)brisk_stopping,
+		.cpu_release = (void *)brisk_cpu_release,
 		.enable = (void *)brisk_enable,
 		.init_task = (void *)brisk_init_task,
 		.init = (void *)brisk_init,
 		.exit = (void *)brisk_exit,
 		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
-		.timeout_ms = 10000, /* see README: Limits */
+		.timeout_ms = 30000, /* the kernel default; see README: Limits */
 		.name = "brisk");

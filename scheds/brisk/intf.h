@@ -22,6 +22,7 @@ enum brisk_stat {
 	BRISK_STAT_SMT_MOVE,	/* left an SMT-contended core for an idle one */
 	BRISK_STAT_WAKER_PULL,	/* moved towards a faster waker CPU */
 	BRISK_STAT_THROTTLE,	/* idle-injection periods (-t) */
+	BRISK_STAT_REENQ,	/* local queues handed back when an RT task took the CPU */
 	BRISK_STAT_FREQ_HIST,	/* BRISK_HIST_BUCKETS counters from here */
 	BRISK_STAT_SLICE_HIST = BRISK_STAT_FREQ_HIST + BRISK_HIST_BUCKETS,
 	BRISK_NR_STATS = BRISK_STAT_SLICE_HIST + BRISK_HIST_BUCKETS,

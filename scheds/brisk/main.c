@@ -304,6 +304,7 @@ static const struct scxk_stat_desc stat_fields[] = {
 	{ "smt_move", SCXK_STAT_U64, "tasks moved off an SMT-contended core or to an idle CPU" },
 	{ "waker_pull", SCXK_STAT_U64, "wakees moved towards a faster waker CPU" },
 	{ "throttle", SCXK_STAT_U64, "idle-injection periods (-t)" },
+	{ "reenq", SCXK_STAT_U64, "times an RT/deadline task took a CPU and its queued tasks went elsewhere" },
 	HIST_FIELDS("wfreq_", "wakeups/s: <4, 4-7, 8-15, 16-31, 32-63, 64-127, 128-255, >=256"),
 	HIST_FIELDS("slice_", "us: <128, 128-255, 256-511, ..., >=8192"),
 	{ "primary", SCXK_STAT_STRING, "CPUs of the primary domain" },
@@ -347,7 +348,7 @@ static int stats_collect(json_t *out, void *state, void *arg)
 {
 	static const char *const names[] = { "direct", "percpu", "node", "kthread", "sticky",
 					      "preempt", "keep_running", "smt_move", "waker_pull",
-					      "throttle" };
+					      "throttle", "reenq" };
 	uint64_t now[SCXK_MAX_COUNTERS], *prev = state;
 	char buf[SCXK_CPULIST_BUF_LEN], key[32];
 	int err, i;

@@ -53,6 +53,43 @@ static inline u64 brisk_lag_scale(u64 wakeup_freq, u64 nr_queued, u64 nr_cpus, u
 }
 
 /**
+ * brisk_lag_budget - the most vtime (sleep credit, and separately runtime
+ * since wakeup) that may separate a task from the clock
+ * @nr_queued: tasks waiting in the queues the task competes in
+ * @nr_cpus: CPUs sharing those queues (>= 1)
+ *
+ * A queued task waits at most for the work queued ahead of it, and no task
+ * is more than credit + awake vtime ahead of another, so the worst wait is
+ * about (credit + awake) * nr_queued / nr_cpus. Capping each at half of
+ * BRISK_STARVE_GUARD_NS * nr_cpus / nr_queued bounds that wait near
+ * BRISK_STARVE_GUARD_NS however many tasks a storm queues (a fixed 40 ms
+ * lag with 160 hackbench tasks on 2 CPUs allows over 6 s, which the
+ * watchdog sees as a stall). Returns U64_MAX (no cap) when nothing waits.
+ */
+static inline u64 brisk_lag_budget(u64 nr_queued, u64 nr_cpus)
+{
+	if (!nr_queued)
+		return ~0ULL;
+	return BRISK_STARVE_GUARD_NS * (nr_cpus ? nr_cpus : 1) / (2 * nr_queued);
+}
+
+/**
+ * brisk_vtime_ceil - keep a task's vruntime at most @lead ahead of the clock
+ *
+ * A light task's vruntime grows by runtime * 100 / weight: a nice 19 task
+ * (weight 1) that runs one 4 ms tick jumps 400 ms ahead, and in a storm the
+ * clock needs many seconds to catch up, long enough for the watchdog to
+ * see a stall. Past @lead the excess is forgotten, which gives light tasks
+ * a little more than their share only when they would otherwise starve.
+ */
+static inline u64 brisk_vtime_ceil(u64 vtime, u64 vtime_now, u64 lead)
+{
+	if (scxk_time_before(vtime_now + lead, vtime))
+		return vtime_now + lead;
+	return vtime;
+}
+
+/**
  * brisk_deadline - a task's place in the queue: its vruntime, held back by
  * at most lag_scale * slice_lag of sleep credit, plus the weighted runtime
  * it has used since it last woke up

@@ -1,62 +1,258 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * scx_cadence's loader: its options, its stats, and the hooks the shared
- * life cycle (libscxkit, scxk_sched_main) calls. Copy this file with the
- * rest of the folder to start a new scheduler (tools/new-scheduler).
+ * scx_cadence's loader: options, compute domains and the CPU preference
+ * order built from topology, the power profile for --autopower, futex
+ * tracepoints, stats, and the --monitor-sched-samples client. Scheduling
+ * decisions are all in cadence.bpf.c.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <jansson.h>
 
+#include <scxkit/exit.h>
 #include <scxkit/log.h>
+#include <scxkit/power.h>
 #include <scxkit/sched.h>
 #include <scxkit/stats.h>
+#include <scxkit/topo.h>
 
 #include "intf.h"
+#include "policy.h"
 #include "cadence.skel.h"
 
+/* How often the loader looks at the power profile (--autopower). */
+#define PROFILE_POLL_MS 1000
+/* A sample client renews its request this often; samples stop 2 s after it leaves. */
+#define SAMPLE_RENEW_NS (500ULL * 1000 * 1000)
+#define SAMPLE_LEASE_NS (2000ULL * 1000 * 1000)
+
 static struct {
-	bool fifo;
-	uint64_t slice_us;
+	uint64_t slice_max_us, slice_min_us, preempt_shift, samples;
+	bool performance, balanced, powersave, autopilot, autopower;
+	bool no_compaction, no_freq_scaling, no_futex_boost, no_preemption, no_wake_sync;
+	bool no_slice_boost;
 } cfg = {
-	.slice_us = 20000, /* the kernel's default slice, SCX_SLICE_DFL */
+	.slice_max_us = 5000,
+	.slice_min_us = 500,
+	.preempt_shift = 6,
 };
 
 static struct scxk_opt opts[] = {
-	{ "fifo", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
-	  "first-come first-served instead of weighted virtual time" },
-	{ "slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "time slice in microseconds",
+	{ "slice-max-us", 0, "US", SCXK_OPT_U64, &cfg.slice_max_us, "maximum time slice",
 	  .min = 100, .max = 1000000 },
+	{ "slice-min-us", 0, "US", SCXK_OPT_U64, &cfg.slice_min_us,
+	  "minimum time slice, however many tasks wait", .min = 10, .max = 1000000 },
+	{ "preempt-shift", 0, "N", SCXK_OPT_U64, &cfg.preempt_shift,
+	  "only the top 1/2^N of the criticality range may preempt", .max = 10 },
+	{ "performance", 0, NULL, SCXK_OPT_FLAG, &cfg.performance,
+	  "performance mode: every CPU active, full frequency" },
+	{ "balanced", 0, NULL, SCXK_OPT_FLAG, &cfg.balanced,
+	  "balanced mode: core compaction in the performance order" },
+	{ "powersave", 0, NULL, SCXK_OPT_FLAG, &cfg.powersave,
+	  "powersave mode: core compaction in the powersave order" },
+	{ "autopilot", 0, NULL, SCXK_OPT_FLAG, &cfg.autopilot,
+	  "choose the power mode from the load (the default without a mode option)" },
+	{ "autopower", 0, NULL, SCXK_OPT_FLAG, &cfg.autopower,
+	  "follow the system power profile (platform_profile, EPP, governor)" },
+	{ "no-core-compaction", 0, NULL, SCXK_OPT_FLAG, &cfg.no_compaction,
+	  "keep every CPU active whatever the load" },
+	{ "no-freq-scaling", 0, NULL, SCXK_OPT_FLAG, &cfg.no_freq_scaling,
+	  "leave CPU frequency to the cpufreq governor" },
+	{ "no-futex-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_futex_boost,
+	  "do not boost (or shield from preemption) futex lock holders" },
+	{ "no-preemption", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preemption,
+	  "never preempt a running task for a critical one" },
+	{ "no-wake-sync", 0, NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
+	  "ignore synchronous-wakeup hints when placing a wakee" },
+	{ "no-slice-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_slice_boost,
+	  "never lengthen the slice of long-running tasks" },
+	{ "monitor-sched-samples", 0, "N", SCXK_OPT_U64, &cfg.samples,
+	  "client only: print about N per-task samples per second from a running instance",
+	  .max = 100000, .dfl = "off" },
 	{ 0 },
 };
 
 static const struct scxk_cli cli = {
 	.prog = "scx_cadence",
-	.summary = "latency-criticality-aware virtual-deadline scheduler for gaming and interactivity",
-	.examples = "  scx_cadence                 weighted vtime, 20 ms slices\n"
-		    "  scx_cadence --fifo -s 5000  FIFO with 5 ms slices\n"
-		    "  scx_cadence --monitor 1     print a running instance's stats every second\n",
+	.summary = "Latency-criticality-aware virtual deadlines for games and interactive "
+		   "work (LAVD-like), with core compaction.",
+	.examples = "  scx_cadence                          autopilot: power mode from load\n"
+		    "  scx_cadence --performance            gaming on mains power\n"
+		    "  scx_cadence --autopower              laptop: follow the power profile\n"
+		    "  scx_cadence --monitor 1              stats of a running instance\n"
+		    "  scx_cadence --monitor-sched-samples 20   per-task samples\n",
 	.opts = opts,
 };
 
-/* ---- stats: counters as deltas since this client's previous read ---- */
+static const char *const mode_names[CADENCE_NR_PM] = { "performance", "balanced",
+							"powersave" };
+
+/* ---- compute domains and the CPU preference order ---- */
+
+struct layout {
+	int nr_doms;
+	int dom_llc[CADENCE_MAX_DOMS];
+	bool dom_big[CADENCE_MAX_DOMS];
+};
+
+static int dom_find_or_add(struct layout *l, int llc, bool big)
+{
+	for (int d = 0; d < l->nr_doms; d++)
+		if (l->dom_llc[d] == llc && l->dom_big[d] == big)
+			return d;
+	if (l->nr_doms == CADENCE_MAX_DOMS)
+		return -E2BIG;
+	l->dom_llc[l->nr_doms] = llc;
+	l->dom_big[l->nr_doms] = big;
+	return l->nr_doms++;
+}
+
+static int dom_distance(const struct scxk_topo *t, const struct layout *l, int a, int b)
+{
+	int na = t->llc_node[l->dom_llc[a]], nb = t->llc_node[l->dom_llc[b]];
+
+	/* Core type first (a wrong type costs more than a remote cache), then node, then id. */
+	return (l->dom_big[a] != l->dom_big[b]) * 1000000 + (na != nb) * 1000 + abs(a - b);
+}
+
+static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
+{
+	struct cadence_cpu_desc *desc;
+	struct layout l = { 0 };
+	unsigned int min_cap = SCXK_CAPACITY_MAX, cap;
+	uint64_t total_cap = 0;
+	int cpu, n = 0, d, i, j;
+
+	desc = calloc(t->nr_cpu_ids, sizeof(*desc));
+	if (!desc)
+		return -ENOMEM;
+	scxk_cpumask_for_each(cpu, &t->online) {
+		bool big = t->hybrid && t->big[cpu];
+		int core = t->core_id[cpu], rank = 0, sib;
+
+		if (cpu >= SCXK_MAX_CPUS || t->llc_id[cpu] < 0)
+			continue;
+		if ((d = dom_find_or_add(&l, t->llc_id[cpu], big)) < 0) {
+			free(desc);
+			return scxk_err(d, "more than %d compute domains", CADENCE_MAX_DOMS);
+		}
+		skel->rodata->cpu_dom[cpu] = d;
+		skel->rodata->dom_bits[d][cpu / 64] |= 1ULL << (cpu % 64);
+		skel->rodata->dom_nr_cpus[d]++;
+		if (core >= 0)
+			scxk_cpumask_for_each(sib, &t->core_cpus[core])
+				if (sib < cpu)
+					rank++;
+		cap = t->capacity[cpu] ? t->capacity[cpu] : SCXK_CAPACITY_MAX;
+		desc[n++] = (struct cadence_cpu_desc){ .cpu = cpu, .capacity = cap,
+						       .node = t->node_id[cpu],
+						       .llc = t->llc_id[cpu], .core = core,
+						       .smt_rank = rank };
+		min_cap = cap < min_cap ? cap : min_cap;
+		total_cap += cap;
+	}
+	if (!n) {
+		free(desc);
+		return scxk_err(-ENODEV, "no online CPU with a known topology");
+	}
+	cadence_cpu_order(desc, n, false);
+	for (i = 0; i < n; i++)
+		skel->rodata->cpu_order[CADENCE_ORDER_PERF][i] = desc[i].cpu;
+	cadence_cpu_order(desc, n, true);
+	for (i = 0; i < n; i++)
+		skel->rodata->cpu_order[CADENCE_ORDER_SAVE][i] = desc[i].cpu;
+	free(desc);
+
+	skel->rodata->nr_cpus = n;
+	skel->rodata->nr_doms = l.nr_doms;
+	for (d = 0; d < l.nr_doms; d++) {
+		int k = 0;
+
+		skel->rodata->dom_node[d] = t->llc_node[l.dom_llc[d]];
+		skel->rodata->dom_big[d] = l.dom_big[d];
+		skel->rodata->dom_twin[d] = CADENCE_NO_DOM;
+		for (j = 0; j < l.nr_doms; j++)
+			if (l.dom_llc[j] == l.dom_llc[d] && l.dom_big[j] != l.dom_big[d])
+				skel->rodata->dom_twin[d] = j;
+		/* Neighbours by distance: selection sort, nr_doms is small. */
+		for (j = 0; j < l.nr_doms; j++)
+			if (j != d)
+				skel->rodata->dom_nbr[d][k++] = j;
+		for (i = 0; i < k; i++)
+			for (j = i + 1; j < k; j++) {
+				uint32_t a = skel->rodata->dom_nbr[d][i],
+					 b = skel->rodata->dom_nbr[d][j];
+
+				if (dom_distance(t, &l, d, b) < dom_distance(t, &l, d, a)) {
+					skel->rodata->dom_nbr[d][i] = b;
+					skel->rodata->dom_nbr[d][j] = a;
+				}
+			}
+	}
+	/*
+	 * Autopilot (LAVD's thresholds without an energy model): below half
+	 * the smallest CPU the machine is nearly idle; above a quarter (SMT)
+	 * or half of the total capacity the load is heavy.
+	 */
+	skel->rodata->ap_low_cap = min_cap / 2;
+	skel->rodata->ap_high_cap = total_cap * (t->smt ? 25 : 50) / 100;
+	scxk_info("%d CPUs in %d compute domain(s)%s", n, l.nr_doms,
+		  t->hybrid ? ", hybrid" : "");
+	return 0;
+}
+
+/* ---- stats ---- */
 
 static struct scxk_run *the_run;
+static enum scxk_power_profile cur_profile = SCXK_PROFILE_BALANCED;
+static struct bpf_link *futex_links[2];
 
 static const struct scxk_stat_desc stat_fields[] = {
-	{ "local", SCXK_STAT_U64, "tasks placed directly on an idle CPU" },
-	{ "global", SCXK_STAT_U64, "tasks that went through the shared queue" },
-	{ "kicks", SCXK_STAT_U64, "idle CPUs woken to take queued work" },
-	{ "local_pct", SCXK_STAT_FLOAT, "share of placements that found an idle CPU (%)" },
-	{ "fifo", SCXK_STAT_U64, "1 in --fifo mode" },
+	{ "nr_queued_task", SCXK_STAT_U64, "tasks waiting in the queues now" },
+	{ "nr_active", SCXK_STAT_U64, "tasks running now (busy CPUs)" },
+	{ "nr_active_cpus", SCXK_STAT_U64, "CPUs core compaction keeps active" },
+	{ "avg_active_cpus", SCXK_STAT_FLOAT, "active CPUs, averaged since the previous read" },
+	{ "nr_cpus", SCXK_STAT_U64, "online CPUs" },
+	{ "nr_sched", SCXK_STAT_U64, "tasks started running" },
+	{ "nr_preempt", SCXK_STAT_U64, "preemptions by IPI for a critical task" },
+	{ "nr_yield", SCXK_STAT_U64, "victims asked to yield at their next tick" },
+	{ "pc_lc", SCXK_STAT_FLOAT, "% of schedules latency-critical (at or above average)" },
+	{ "pc_pc", SCXK_STAT_FLOAT, "% of schedules performance-critical" },
+	{ "pc_big", SCXK_STAT_FLOAT, "% of schedules on big cores (0 unless hybrid)" },
+	{ "power_mode", SCXK_STAT_STRING, "performance, balanced or powersave" },
+	{ "pc_performance", SCXK_STAT_FLOAT, "% of the time in performance mode" },
+	{ "pc_balanced", SCXK_STAT_FLOAT, "% of the time in balanced mode" },
+	{ "pc_powersave", SCXK_STAT_FLOAT, "% of the time in powersave mode" },
+	{ "slice_us", SCXK_STAT_U64, "the current base slice" },
+	{ "util_pct", SCXK_STAT_FLOAT, "average CPU utilisation" },
+	{ "required_cap", SCXK_STAT_U64, "capacity compaction provides for (1024 = one CPU)" },
+	{ "cpuperf_pct", SCXK_STAT_FLOAT, "average performance target set (100 = max)" },
+	{ "avg_lat_cri", SCXK_STAT_U64, "average latency criticality" },
+	{ "max_lat_cri", SCXK_STAT_U64, "running maximum of latency criticality" },
+	{ "thr_lat_cri", SCXK_STAT_U64, "criticality needed to preempt" },
+	{ "direct", SCXK_STAT_U64, "tasks placed on an idle CPU at once" },
+	{ "pinned", SCXK_STAT_U64, "tasks queued on their CPU's own queue" },
+	{ "dom", SCXK_STAT_U64, "tasks queued on a compute domain's queue" },
+	{ "steal", SCXK_STAT_U64, "tasks taken from another domain" },
+	{ "spill", SCXK_STAT_U64, "compacted-off CPUs woken for overflow" },
+	{ "upgrade", SCXK_STAT_U64, "tasks moved off a little core for an idle big one" },
+	{ "lock_boost", SCXK_STAT_U64, "contended futex acquisitions (holders boosted, not preempted)" },
+	{ "slice_boost", SCXK_STAT_U64, "boosted slices for long-running tasks" },
+	{ "futex_boost", SCXK_STAT_U64, "1 when the futex tracepoints are attached" },
 };
 
 static void *stats_open(void *arg)
 {
 	(void)arg;
-	return calloc(1, sizeof(uint64_t) * SCXK_MAX_COUNTERS);
+	return calloc(SCXK_MAX_COUNTERS, sizeof(uint64_t));
 }
 
 static void stats_close(void *state, void *arg)
@@ -65,9 +261,23 @@ static void stats_close(void *state, void *arg)
 	free(state);
 }
 
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
 static int stats_collect(json_t *out, void *state, void *arg)
 {
-	uint64_t now[SCXK_MAX_COUNTERS], *prev = state, d[CADENCE_NR_STATS];
+	static const char *const names[CADENCE_NR_STATS] = {
+		[CADENCE_STAT_DIRECT] = "direct",   [CADENCE_STAT_PINNED] = "pinned",
+		[CADENCE_STAT_DOM] = "dom",	    [CADENCE_STAT_STEAL] = "steal",
+		[CADENCE_STAT_SPILL] = "spill",	    [CADENCE_STAT_UPGRADE] = "upgrade",
+		[CADENCE_STAT_LOCK_BOOST] = "lock_boost",
+		[CADENCE_STAT_SLICE_BOOST] = "slice_boost",
+	};
+	struct scx_cadence *skel = the_run->skel;
+	volatile struct cadence_sys *sys = &skel->bss->sys;
+	uint64_t now[SCXK_MAX_COUNTERS], d[CADENCE_NR_STATS], *prev = state, t_all = 0;
 	int err, i;
 
 	(void)arg;
@@ -77,21 +287,52 @@ static int stats_collect(json_t *out, void *state, void *arg)
 		d[i] = now[i] - prev[i];
 		prev[i] = now[i];
 	}
-	json_object_set_new(out, "local", json_integer(d[CADENCE_STAT_LOCAL]));
-	json_object_set_new(out, "global", json_integer(d[CADENCE_STAT_GLOBAL]));
-	json_object_set_new(out, "kicks", json_integer(d[CADENCE_STAT_KICKS]));
-	json_object_set_new(out, "local_pct",
-			    json_real(d[CADENCE_STAT_LOCAL] + d[CADENCE_STAT_GLOBAL]
-					      ? 100.0 * d[CADENCE_STAT_LOCAL] /
-							(d[CADENCE_STAT_LOCAL] + d[CADENCE_STAT_GLOBAL])
-					      : 0.0));
-	json_object_set_new(out, "fifo", json_integer(cfg.fifo));
+	for (i = 0; i < CADENCE_NR_PM; i++)
+		t_all += d[CADENCE_STAT_TIME_PM + i];
+
+	json_object_set_new(out, "nr_queued_task", json_integer(sys->nr_queued));
+	json_object_set_new(out, "nr_active", json_integer(sys->nr_running));
+	json_object_set_new(out, "nr_active_cpus", json_integer(sys->nr_active_cpus));
+	json_object_set_new(out, "avg_active_cpus",
+			    json_real(t_all ? (double)d[CADENCE_STAT_ACTIVE_NS] / t_all : 0.0));
+	json_object_set_new(out, "nr_cpus", json_integer(skel->rodata->nr_cpus));
+	json_object_set_new(out, "nr_sched", json_integer(d[CADENCE_STAT_SCHED]));
+	json_object_set_new(out, "nr_preempt", json_integer(d[CADENCE_STAT_PREEMPT]));
+	json_object_set_new(out, "nr_yield", json_integer(d[CADENCE_STAT_YIELD]));
+	json_object_set_new(out, "pc_lc",
+			    json_real(pct(d[CADENCE_STAT_LAT_CRI], d[CADENCE_STAT_SCHED])));
+	json_object_set_new(out, "pc_pc",
+			    json_real(pct(d[CADENCE_STAT_PERF_CRI], d[CADENCE_STAT_SCHED])));
+	json_object_set_new(out, "pc_big",
+			    json_real(pct(d[CADENCE_STAT_ON_BIG], d[CADENCE_STAT_SCHED])));
+	json_object_set_new(out, "power_mode",
+			    json_string(mode_names[sys->power_mode < CADENCE_NR_PM
+							   ? sys->power_mode
+							   : CADENCE_PM_BALANCED]));
+	for (i = 0; i < CADENCE_NR_PM; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "pc_%s", mode_names[i]);
+		json_object_set_new(out, key,
+				    json_real(pct(d[CADENCE_STAT_TIME_PM + i], t_all)));
+	}
+	json_object_set_new(out, "slice_us", json_integer(sys->slice_ns / 1000));
+	json_object_set_new(out, "util_pct", json_real(pct(sys->util, CADENCE_SCALE)));
+	json_object_set_new(out, "required_cap", json_integer(sys->required_cap));
+	json_object_set_new(out, "cpuperf_pct", json_real(pct(sys->avg_perf, CADENCE_SCALE)));
+	json_object_set_new(out, "avg_lat_cri", json_integer(sys->avg_lat_cri));
+	json_object_set_new(out, "max_lat_cri", json_integer(sys->max_lat_cri));
+	json_object_set_new(out, "thr_lat_cri", json_integer(sys->thr_lat_cri));
+	for (i = CADENCE_STAT_DIRECT; i < CADENCE_STAT_TIME_PM; i++)
+		if (names[i])
+			json_object_set_new(out, names[i], json_integer(d[i]));
+	json_object_set_new(out, "futex_boost", json_integer(futex_links[0] != NULL));
 	return 0;
 }
 
 static const struct scxk_stats_ops stats = {
 	.name = "Metrics",
-	.desc = "scx_cadence",
+	.desc = "scx_cadence: counters are deltas since the previous read",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
 	.open = stats_open,
@@ -99,7 +340,150 @@ static const struct scxk_stats_ops stats = {
 	.collect = stats_collect,
 };
 
+/* ---- --monitor-sched-samples: a client of a running instance ---- */
+
+static volatile sig_atomic_t samples_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	samples_stop = 1;
+}
+
+/* The fd of the loaded map called @name, or a negative errno. */
+static int map_fd_by_name(const char *name)
+{
+	struct bpf_map_info info;
+	uint32_t id = 0, len;
+	int fd;
+
+	while (!bpf_map_get_next_id(id, &id)) {
+		fd = bpf_map_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_map_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, name))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct sample_state {
+	uint64_t start, printed, limit;
+};
+
+static int print_sample(void *ctx, void *data, size_t len)
+{
+	struct sample_state *st = ctx;
+	const struct cadence_sample *s = data;
+
+	if (len < sizeof(*s) || s->ts < st->start)
+		return 0; /* left over from an earlier client */
+	if (st->limit && st->printed >= st->limit)
+		return 0; /* the rest of this batch, after --monitor-count */
+	printf("pid=%d comm=%.16s cpu=%d dom=%u big=%u lat_cri=%llu norm_lat_cri=%u "
+	       "perf_cri=%llu wait_freq=%llu wake_freq=%llu avg_runtime_us=%llu slice_us=%llu "
+	       "dl_delta_us=%llu lock_holder=%u\n",
+	       s->pid, s->comm, s->cpu, s->dom, s->big, s->lat_cri, s->norm_lat_cri, s->perf_cri,
+	       s->wait_freq, s->wake_freq, s->avg_runtime_ns / 1000, s->slice_ns / 1000,
+	       s->dl_delta_ns / 1000, s->lock_holder);
+	st->printed++;
+	if (st->limit && st->printed >= st->limit)
+		samples_stop = 1;
+	return 0;
+}
+
+static int monitor_samples(const struct scxk_common_opts *common)
+{
+	struct sample_state st = { .limit = common->monitor_count };
+	struct cadence_sample_ctl ctl;
+	struct ring_buffer *rb = NULL;
+	int rb_fd, ctl_fd, err = 0;
+	long nr = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t zero = 0;
+	uint64_t renewed = 0;
+
+	rb_fd = map_fd_by_name(CADENCE_SAMPLES_MAP);
+	ctl_fd = map_fd_by_name(CADENCE_SAMPLE_CTL_MAP);
+	if (rb_fd < 0 || ctl_fd < 0) {
+		fprintf(stderr, "scx_cadence: no running scx_cadence found (run as root, after "
+				"starting the scheduler)\n");
+		return SCXK_EXIT_FAIL;
+	}
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	st.start = mono_ns();
+	/* N samples per second spread over the CPUs: one per CPU per interval. */
+	ctl.interval_ns = 1000000000ULL * (nr > 0 ? nr : 1) / cfg.samples;
+	rb = ring_buffer__new(rb_fd, print_sample, &st, NULL);
+	if (!rb) {
+		err = -errno;
+		goto out;
+	}
+	while (!samples_stop) {
+		uint64_t t = mono_ns();
+
+		if (t - renewed >= SAMPLE_RENEW_NS) {
+			ctl.until_ns = t + SAMPLE_LEASE_NS;
+			if (bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY)) {
+				err = -errno;
+				break;
+			}
+			renewed = t;
+		}
+		err = ring_buffer__poll(rb, 100 /* ms */);
+		if (err == -EINTR) {
+			err = 0;
+			continue;
+		}
+		if (err < 0)
+			break;
+		err = 0;
+		fflush(stdout);
+	}
+out:
+	ctl.until_ns = 0;
+	bpf_map_update_elem(ctl_fd, &zero, &ctl, BPF_ANY);
+	ring_buffer__free(rb);
+	close(rb_fd);
+	close(ctl_fd);
+	if (err) {
+		fprintf(stderr, "scx_cadence: reading samples failed: %s\n", strerror(-err));
+		return SCXK_EXIT_FAIL;
+	}
+	return SCXK_EXIT_OK;
+}
+
 /* ---- life cycle hooks ---- */
+
+static int cadence_validate(struct scxk_run *run)
+{
+	int modes = cfg.performance + cfg.balanced + cfg.powersave + cfg.autopilot +
+		    cfg.autopower;
+
+	(void)run;
+	if (modes > 1) {
+		fprintf(stderr, "scx_cadence: --performance, --balanced, --powersave, --autopilot "
+				"and --autopower exclude each other\n");
+		return -EINVAL;
+	}
+	if (cfg.slice_min_us > cfg.slice_max_us) {
+		fprintf(stderr, "scx_cadence: --slice-min-us (%llu) exceeds --slice-max-us (%llu)\n",
+			(unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_max_us);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int cadence_open(struct scxk_run *run)
 {
@@ -117,27 +501,134 @@ static int cadence_open(struct scxk_run *run)
 static int cadence_configure(struct scxk_run *run)
 {
 	struct scx_cadence *skel = run->skel;
+	int err;
 
-	skel->rodata->fifo_sched = cfg.fifo;
-	skel->rodata->slice_ns = cfg.slice_us * 1000;
+	if ((err = configure_layout(skel, run->topo)))
+		return err;
+	skel->rodata->slice_max_ns = cfg.slice_max_us * 1000;
+	skel->rodata->slice_min_ns = cfg.slice_min_us * 1000;
+	skel->rodata->preempt_shift = cfg.preempt_shift;
+	skel->rodata->no_compaction = cfg.no_compaction;
+	skel->rodata->no_freq_scaling = cfg.no_freq_scaling;
+	skel->rodata->no_preemption = cfg.no_preemption;
+	skel->rodata->no_wake_sync = cfg.no_wake_sync;
+	skel->rodata->no_slice_boost = cfg.no_slice_boost;
+	if (cfg.performance || cfg.balanced || cfg.powersave) {
+		skel->rodata->pm_policy = CADENCE_PMP_FIXED;
+		skel->rodata->pm_fixed = cfg.performance ? CADENCE_PM_PERFORMANCE
+					 : cfg.powersave ? CADENCE_PM_POWERSAVE
+							 : CADENCE_PM_BALANCED;
+	} else if (cfg.autopower) {
+		skel->rodata->pm_policy = CADENCE_PMP_AUTOPOWER;
+		cur_profile = scxk_power_profile_read();
+		skel->data->pm_request = cur_profile == SCXK_PROFILE_PERFORMANCE ? CADENCE_PM_PERFORMANCE
+					: cur_profile == SCXK_PROFILE_POWERSAVE ? CADENCE_PM_POWERSAVE
+										: CADENCE_PM_BALANCED;
+	} else {
+		skel->rodata->pm_policy = CADENCE_PMP_AUTOPILOT;
+	}
+	/* Attached by hand after the scheduler, so a refusal only costs the boost. */
+	bpf_program__set_autoattach(skel->progs.cadence_futex_enter, false);
+	bpf_program__set_autoattach(skel->progs.cadence_futex_exit, false);
+	if (cfg.no_futex_boost) {
+		bpf_program__set_autoload(skel->progs.cadence_futex_enter, false);
+		bpf_program__set_autoload(skel->progs.cadence_futex_exit, false);
+	}
+	return 0;
+}
+
+static int cadence_attached(struct scxk_run *run)
+{
+	struct scx_cadence *skel = run->skel;
+	const char *how = cfg.performance ? "performance"
+			  : cfg.balanced  ? "balanced"
+			  : cfg.powersave ? "powersave"
+			  : cfg.autopower ? "autopower"
+					  : "autopilot";
+
+	if (!cfg.no_futex_boost) {
+		futex_links[0] = bpf_program__attach(skel->progs.cadence_futex_enter);
+		futex_links[1] = futex_links[0] ? bpf_program__attach(skel->progs.cadence_futex_exit)
+						: NULL;
+		if (!futex_links[0] || !futex_links[1]) {
+			scxk_warn("cannot attach the futex tracepoints (%s); running without the "
+				  "lock-holder boost",
+				  strerror(errno));
+			bpf_link__destroy(futex_links[0]);
+			futex_links[0] = futex_links[1] = NULL;
+		}
+	}
+	scxk_info("power %s%s%s, slice %llu-%llu us, futex boost %s", how,
+		  cfg.autopower ? " (profile " : "",
+		  cfg.autopower ? scxk_power_profile_name(cur_profile) : "",
+		  (unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_max_us,
+		  futex_links[0] ? "on" : "off");
+	return 0;
+}
+
+/* --autopower: hand the power profile to the BPF side when it changes. */
+static int cadence_tick(struct scxk_run *run)
+{
+	struct scx_cadence *skel = run->skel;
+	enum scxk_power_profile p;
+
+	if (!cfg.autopower)
+		return 0;
+	p = scxk_power_profile_read();
+	if (p == cur_profile)
+		return 0;
+	scxk_info("power profile changed: %s -> %s", scxk_power_profile_name(cur_profile),
+		  scxk_power_profile_name(p));
+	cur_profile = p;
+	skel->data->pm_request = p == SCXK_PROFILE_PERFORMANCE ? CADENCE_PM_PERFORMANCE
+				: p == SCXK_PROFILE_POWERSAVE  ? CADENCE_PM_POWERSAVE
+							       : CADENCE_PM_BALANCED;
 	return 0;
 }
 
 static void cadence_destroy(struct scxk_run *run)
 {
+	bpf_link__destroy(futex_links[1]);
+	bpf_link__destroy(futex_links[0]);
+	futex_links[0] = futex_links[1] = NULL;
 	scx_cadence__destroy(run->skel);
 }
 
 static const struct scxk_sched sched = {
 	.name = "cadence",
 	.cli = &cli,
+	.validate = cadence_validate,
 	.open = cadence_open,
 	.configure = cadence_configure,
+	.attached = cadence_attached,
+	.tick = cadence_tick,
+	.tick_ms = PROFILE_POLL_MS,
 	.destroy = cadence_destroy,
 	.stats = &stats,
 };
 
 int main(int argc, char **argv)
 {
+	struct scxk_common_opts common;
+	int err;
+
+	/*
+	 * The sample client never loads anything: parse with the same table
+	 * (so --help and errors are the scheduler's), then only read maps.
+	 */
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--monitor-sched-samples", 23))
+			continue;
+		err = scxk_cli_parse(&cli, argc, argv, &common);
+		if (err == SCXK_CLI_DONE)
+			return SCXK_EXIT_OK;
+		if (err)
+			return SCXK_EXIT_USAGE;
+		if (!cfg.samples) {
+			fprintf(stderr, "scx_cadence: --monitor-sched-samples needs N >= 1\n");
+			return SCXK_EXIT_USAGE;
+		}
+		return monitor_samples(&common);
+	}
 	return scxk_sched_main(&sched, argc, argv);
 }

@@ -12,13 +12,18 @@
  *
  * Sleep credit is bounded to one slice: a task waking from a long sleep
  * starts at most one slice ahead of the queue's current vtime, so it runs
- * soon but cannot monopolise a CPU.
+ * soon but cannot monopolise a CPU. The slice itself shrinks with weight
+ * (task_slice), so one run never pushes a task more than one slice of
+ * vtime behind the others: with a fixed slice a nice 19 task (weight 1)
+ * would fall 100 slices behind per run and, under a fork storm, wait long
+ * enough for the kernel's watchdog to eject the scheduler.
  *
  * Choose it to learn sched_ext or as a starting point. One shared queue
  * becomes a contention point beyond a few dozen CPUs, and it knows nothing
  * of interactivity: the other schedulers in scheds/ build on this shape.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/fault.bpf.h>
 #include <scxkit/sched_math.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -33,13 +38,29 @@ const volatile u64 slice_ns = 20 * SCXK_NSEC_PER_MSEC; /* SCX_SLICE_DFL */
 /* The vtime of the task that started running last: the queue's "now". */
 static u64 vtime_now;
 
+/* Shortest slice a light task gets: shorter would cost more in switches. */
+#define MINIMAL_SLICE_MIN_NS (100 * SCXK_NSEC_PER_USEC)
+
+/* slice_ns scaled by weight, within [MINIMAL_SLICE_MIN_NS, slice_ns]. */
+static u64 task_slice(struct task_struct *p)
+{
+	u64 s = scxk_scale_by_weight(slice_ns, p->scx.weight);
+
+	if (fifo_sched || s > slice_ns)
+		return slice_ns;
+	return s < MINIMAL_SLICE_MIN_NS ? MINIMAL_SLICE_MIN_NS : s;
+}
+
 s32 BPF_STRUCT_OPS(minimal_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
-	s32 cpu = scxk_pick_idle_cpu(p, prev_cpu, 0);
+	s32 cpu;
 
+	if (scxk_fault_drop(p)) /* test builds only: lose p on purpose */
+		return prev_cpu;
+	cpu = scxk_pick_idle_cpu(p, prev_cpu, 0);
 	if (cpu >= 0) {
 		/* Idle CPU claimed: queue locally, it will pick p up at once. */
-		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL, task_slice(p), 0);
 		scxk_stat_inc(MINIMAL_STAT_LOCAL);
 		return cpu;
 	}
@@ -50,13 +71,15 @@ void BPF_STRUCT_OPS(minimal_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	s32 cpu;
 
+	if (scxk_fault_drop(p))
+		return;
 	scxk_stat_inc(MINIMAL_STAT_GLOBAL);
 	if (fifo_sched) {
 		scxk_dsq_insert(p, MINIMAL_DSQ_SHARED, slice_ns, enq_flags);
 	} else {
 		u64 vtime = scxk_vtime_floor(p->scx.dsq_vtime, vtime_now, slice_ns);
 
-		scxk_dsq_insert_vtime(p, MINIMAL_DSQ_SHARED, slice_ns, vtime, enq_flags);
+		scxk_dsq_insert_vtime(p, MINIMAL_DSQ_SHARED, task_slice(p), vtime, enq_flags);
 	}
 
 	/*
@@ -90,8 +113,9 @@ void BPF_STRUCT_OPS(minimal_stopping, struct task_struct *p, bool runnable)
 
 	if (fifo_sched)
 		return;
-	/* p->scx.slice counts down from slice_ns while p runs. */
-	used = slice_ns > p->scx.slice ? slice_ns - p->scx.slice : 0;
+	/* p->scx.slice counts down from task_slice(p) while p runs. */
+	used = task_slice(p);
+	used = used > p->scx.slice ? used - p->scx.slice : 0;
 	p->scx.dsq_vtime += scxk_scale_by_weight_inv(used, p->scx.weight);
 }
 

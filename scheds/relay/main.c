@@ -1,143 +1,214 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * scx_relay's loader: its options, its stats, and the hooks the shared
- * life cycle (libscxkit, scxk_sched_main) calls. Copy this file with the
- * rest of the folder to start a new scheduler (tools/new-scheduler).
+ * scx_relay - a deadline scheduler whose every decision is taken in user
+ * space, on libscxuser (policy in policy.h, transport in common/user/).
+ *
+ * Each round: take every queued task off the ring, give it a vruntime and
+ * a deadline, and hand them back earliest deadline first. The most urgent
+ * ones get idle CPUs (claimed through BPF, nearest to where they ran), the
+ * rest go to the shared queue, which the kernel keeps in deadline order,
+ * so a task queued in a later round still overtakes later deadlines. Each
+ * gets a slice of --slice-us shared among the tasks waiting (not below
+ * --slice-us-min), scaled by weight. Nothing is held back between rounds:
+ * the heap is only the order of one round.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include <scxkit/log.h>
-#include <scxkit/sched.h>
-#include <scxkit/stats.h>
+#include <scxuser/scxuser.h>
 
-#include "intf.h"
-#include "relay.skel.h"
+#include "policy.h"
+
+/* One round takes at most this many tasks: two rings' worth. */
+#define HEAP_CAP (2 * SCXU_RING_ENTRIES)
 
 static struct {
-	bool fifo;
-	uint64_t slice_us;
+	uint64_t slice_us, slice_us_min;
+	bool percpu_local;
 } cfg = {
-	.slice_us = 20000, /* the kernel's default slice, SCX_SLICE_DFL */
+	.slice_us = 20000,    /* the kernel's default slice, as upstream rustland */
+	.slice_us_min = 1000, /* below ~1 ms, switching costs dominate */
 };
 
 static struct scxk_opt opts[] = {
-	{ "fifo", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
-	  "first-come first-served instead of weighted virtual time" },
-	{ "slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "time slice in microseconds",
-	  .min = 100, .max = 1000000 },
-	{ 0 },
+	{"slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us,
+	 "longest time slice, and the most sleep credit a waking task gets", .min = 100,
+	 .max = 1000000},
+	{"slice-us-min", 'S', "US", SCXK_OPT_U64, &cfg.slice_us_min,
+	 "shortest time slice when many tasks wait", .min = 50, .max = 1000000},
+	{"percpu-local", 'l', NULL, SCXK_OPT_FLAG, &cfg.percpu_local,
+	 "keep each task on the CPU it ran on last (no idle-CPU search)"},
+	{0},
 };
 
 static const struct scxk_cli cli = {
 	.prog = "scx_relay",
-	.summary = "user-space scheduling through ring buffers (libscxuser)",
-	.examples = "  scx_relay                 weighted vtime, 20 ms slices\n"
-		    "  scx_relay --fifo -s 5000  FIFO with 5 ms slices\n"
-		    "  scx_relay --monitor 1     print a running instance's stats every second\n",
+	.summary = "deadline scheduling decided in user space (libscxuser)",
+	.examples = "  scx_relay                     20 ms slices, idle-CPU placement\n"
+		    "  scx_relay -s 5000 -S 500      shorter slices for lower latency\n"
+		    "  scx_relay --partial           only tasks set to SCHED_EXT\n"
+		    "  scx_relay --monitor 1         print a running instance's stats\n",
 	.opts = opts,
 };
 
-/* ---- stats: counters as deltas since this client's previous read ---- */
+static struct scxu_opts lib_opts;
 
-static struct scxk_run *the_run;
-
-static const struct scxk_stat_desc stat_fields[] = {
-	{ "local", SCXK_STAT_U64, "tasks placed directly on an idle CPU" },
-	{ "global", SCXK_STAT_U64, "tasks that went through the shared queue" },
-	{ "kicks", SCXK_STAT_U64, "idle CPUs woken to take queued work" },
-	{ "local_pct", SCXK_STAT_FLOAT, "share of placements that found an idle CPU (%)" },
-	{ "fifo", SCXK_STAT_U64, "1 in --fifo mode" },
+struct relay {
+	struct relay_params params;
+	struct relay_heap heap;
+	uint64_t vnow;
+	/* written by the scheduling thread, read by stats */
+	volatile uint64_t idle_picks, dispatch_any, dispatch_local, ring_full;
 };
 
-static void *stats_open(void *arg)
-{
-	(void)arg;
-	return calloc(1, sizeof(uint64_t) * SCXK_MAX_COUNTERS);
-}
+static struct relay relay;
 
-static void stats_close(void *state, void *arg)
+static int relay_validate(void)
 {
-	(void)arg;
-	free(state);
-}
-
-static int stats_collect(json_t *out, void *state, void *arg)
-{
-	uint64_t now[SCXK_MAX_COUNTERS], *prev = state, d[RELAY_NR_STATS];
-	int err, i;
-
-	(void)arg;
-	if ((err = scxk_counters_read(the_run->obj, now)))
-		return err;
-	for (i = 0; i < RELAY_NR_STATS; i++) {
-		d[i] = now[i] - prev[i];
-		prev[i] = now[i];
+	if (cfg.slice_us_min > cfg.slice_us) {
+		scxk_log(SCXK_LOG_ERROR, "--slice-us-min %llu is above --slice-us %llu",
+			 (unsigned long long)cfg.slice_us_min, (unsigned long long)cfg.slice_us);
+		return -EINVAL;
 	}
-	json_object_set_new(out, "local", json_integer(d[RELAY_STAT_LOCAL]));
-	json_object_set_new(out, "global", json_integer(d[RELAY_STAT_GLOBAL]));
-	json_object_set_new(out, "kicks", json_integer(d[RELAY_STAT_KICKS]));
-	json_object_set_new(out, "local_pct",
-			    json_real(d[RELAY_STAT_LOCAL] + d[RELAY_STAT_GLOBAL]
-					      ? 100.0 * d[RELAY_STAT_LOCAL] /
-							(d[RELAY_STAT_LOCAL] + d[RELAY_STAT_GLOBAL])
-					      : 0.0));
-	json_object_set_new(out, "fifo", json_integer(cfg.fifo));
+	lib_opts.slice_ns = cfg.slice_us * 1000;
+	/* Idle CPUs on wakeup are the point of --percpu-local not to use. */
+	lib_opts.builtin_idle = !cfg.percpu_local;
+	lib_opts.preempt_after_ns = cfg.slice_us_min * 1000;
 	return 0;
 }
 
-static const struct scxk_stats_ops stats = {
-	.name = "Metrics",
-	.desc = "scx_relay",
-	.fields = stat_fields,
-	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
-	.open = stats_open,
-	.close = stats_close,
-	.collect = stats_collect,
+static int relay_init(struct scxu *u)
+{
+	struct relay *r = &relay;
+
+	memset(r, 0, sizeof(*r));
+	r->params.slice_ns = cfg.slice_us * 1000;
+	r->params.slice_min_ns = cfg.slice_us_min * 1000;
+	r->heap.cap = HEAP_CAP;
+	r->heap.items = scxu_alloc(u, HEAP_CAP * sizeof(struct relay_item), 64);
+	if (!r->heap.items)
+		return scxk_err(-ENOMEM, "the arena cannot hold a %d-task heap", HEAP_CAP);
+	scxu_set_priv(u, r);
+	return 0;
+}
+
+static void take(struct relay *r, const struct scxu_task *t)
+{
+	struct relay_item it = {
+		.enq_ts = t->enq_ts,
+		.enq_cnt = t->enq_cnt,
+		.pid = t->pid,
+		.cpu = t->cpu,
+		.weight = (u32)t->weight,
+		.nr_cpus_allowed = t->nr_cpus_allowed,
+	};
+
+	it.vruntime = relay_vruntime(t->vtime, r->vnow, t->run_ns, it.weight, &r->params);
+	it.deadline = relay_deadline(t->enq_ts, it.vruntime, r->vnow, t->exec_runtime_ns, it.weight,
+				     &r->params);
+	relay_heap_push(&r->heap, &it);
+}
+
+/* Where @it should run: its own CPU, a claimed idle CPU, or any. */
+static int32_t place(struct scxu *u, struct relay *r, const struct relay_item *it, bool *idle_left)
+{
+	int cpu;
+
+	if (cfg.percpu_local || it->nr_cpus_allowed == 1) {
+		r->dispatch_local++;
+		return it->cpu;
+	}
+	if (*idle_left) {
+		cpu = scxu_select_cpu(u, it->pid, it->cpu);
+		if (cpu >= 0) {
+			r->idle_picks++;
+			return cpu;
+		}
+		/* None idle now: the tasks after this one need not ask. */
+		*idle_left = false;
+	}
+	r->dispatch_any++;
+	return SCXU_CPU_ANY;
+}
+
+static int relay_schedule(struct scxu *u)
+{
+	struct relay *r = scxu_priv(u);
+	struct relay_item it;
+	struct scxu_task t;
+	bool idle_left = true;
+	uint64_t waiting;
+	int err;
+
+	while (r->heap.nr < r->heap.cap && scxu_dequeue(u, &t) == 0)
+		take(r, &t);
+
+	waiting = scxu_nr_waiting(u) + r->heap.nr;
+	while (relay_heap_pop(&r->heap, &it)) {
+		struct scxu_dispatch d = {
+			.pid = it.pid,
+			.slice_ns = relay_slice(waiting, it.weight, &r->params),
+			.vtime = it.vruntime,
+			.deadline = it.deadline,
+			.enq_cnt = it.enq_cnt,
+		};
+
+		d.cpu = place(u, r, &it, &idle_left);
+		err = scxu_dispatch(u, &d);
+		if (err == -EINVAL && d.cpu != SCXU_CPU_ANY) {
+			/* A CPU id the library refuses (hotplug): let BPF place it. */
+			d.cpu = SCXU_CPU_ANY;
+			err = scxu_dispatch(u, &d);
+		}
+		if (err == -ENOSPC) {
+			/* BPF has not drained yet: keep it for the next round. */
+			relay_heap_push(&r->heap, &it);
+			r->ring_full++;
+			break;
+		}
+		/*
+		 * "Now" is the furthest vruntime dispatched: it moves forward
+		 * with every task's progress, so sleepers (lifted to now -
+		 * slice) cannot keep overtaking a task with a later deadline.
+		 */
+		if (scxk_time_before(r->vnow, it.vruntime))
+			r->vnow = it.vruntime;
+	}
+	return scxu_notify_complete(u, r->heap.nr);
+}
+
+static const struct scxk_stat_desc relay_stats[] = {
+	{"idle_picks", SCXK_STAT_U64, "tasks placed on an idle CPU claimed from user space"},
+	{"dispatch_any", SCXK_STAT_U64, "tasks sent to the shared deadline-ordered queue"},
+	{"dispatch_local", SCXK_STAT_U64, "tasks kept on their CPU (pinned or --percpu-local)"},
+	{"slice_us", SCXK_STAT_U64, "the longest slice (--slice-us)"},
+	{"slice_us_min", SCXK_STAT_U64, "the shortest slice (--slice-us-min)"},
 };
 
-/* ---- life cycle hooks ---- */
-
-static int relay_open(struct scxk_run *run)
+static int relay_collect(struct scxu *u, json_t *out)
 {
-	struct scx_relay *skel = scx_relay__open();
-
-	if (!skel)
-		return scxk_err(-errno, "cannot open the BPF skeleton");
-	run->skel = skel;
-	run->obj = skel->obj;
-	run->skeleton = skel->skeleton;
-	the_run = run;
+	json_object_set_new(out, "idle_picks", json_integer(relay.idle_picks));
+	json_object_set_new(out, "dispatch_any", json_integer(relay.dispatch_any));
+	json_object_set_new(out, "dispatch_local", json_integer(relay.dispatch_local));
+	json_object_set_new(out, "slice_us", json_integer(cfg.slice_us));
+	json_object_set_new(out, "slice_us_min", json_integer(cfg.slice_us_min));
 	return 0;
 }
 
-static int relay_configure(struct scxk_run *run)
-{
-	struct scx_relay *skel = run->skel;
-
-	skel->rodata->fifo_sched = cfg.fifo;
-	skel->rodata->slice_ns = cfg.slice_us * 1000;
-	return 0;
-}
-
-static void relay_destroy(struct scxk_run *run)
-{
-	scx_relay__destroy(run->skel);
-}
-
-static const struct scxk_sched sched = {
+static const struct scxu_sched sched = {
 	.name = "relay",
 	.cli = &cli,
-	.open = relay_open,
-	.configure = relay_configure,
-	.destroy = relay_destroy,
-	.stats = &stats,
+	.opts = &lib_opts,
+	.validate = relay_validate,
+	.init = relay_init,
+	.schedule = relay_schedule,
+	.stats = relay_stats,
+	.nr_stats = sizeof(relay_stats) / sizeof(relay_stats[0]),
+	.collect = relay_collect,
 };
 
 int main(int argc, char **argv)
 {
-	return scxk_sched_main(&sched, argc, argv);
+	return scxu_main(&sched, argc, argv);
 }

@@ -1,18 +1,128 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* intf.h - what scx_strata's BPF side and its loader agree on. */
+/*
+ * intf.h - what scx_strata's BPF side and its loader agree on: the layer
+ * table the loader writes into .rodata, the CPU ownership it pushes into
+ * .bss every interval, DSQ ids, and the counters the BPF side keeps.
+ */
 #ifndef __STRATA_INTF_H
 #define __STRATA_INTF_H
 
 #include <scxkit/dsq.h>
+#include <scxkit/topo_data.h>
+#include <scxkit/types.h>
 
-/* The one queue every CPU serves when no idle CPU took the task directly. */
-#define STRATA_DSQ_SHARED 0
+/* Upstream scx_layered's limit (MAX_LAYERS); a power of two so BPF can mask. */
+#define STRATA_MAX_LAYERS 16
+#define STRATA_MAX_ORS 8     /* OR groups per layer */
+#define STRATA_MAX_ANDS 8    /* matchers per AND block */
+#define STRATA_COMM_LEN 16   /* TASK_COMM_LEN */
+#define STRATA_MAX_CGRP_MATCHERS 64 /* one bit each in the cgroup map */
+#define STRATA_MAX_CGROUPS 16384
 
-/* Counters (scxk_stat_inc) */
+/* Owner of a CPU that no Confined/Grouped layer holds: Open layers run there. */
+#define STRATA_OWNER_OPEN 0xff
+
+/* DSQ ids: one per (layer, LLC), then one fallback per LLC. */
+#define STRATA_DSQ_LAYER(layer, llc) ((u64)(layer) * SCXK_MAX_LLCS + (llc))
+#define STRATA_DSQ_FB(llc) ((u64)STRATA_MAX_LAYERS * SCXK_MAX_LLCS + (llc))
+
+enum strata_kind {
+	STRATA_CONFINED,
+	STRATA_GROUPED,
+	STRATA_OPEN,
+};
+
+enum strata_placement {
+	STRATA_PLACE_STANDARD,
+	STRATA_PLACE_STICKY,  /* always stay on prev_cpu in select_cpu */
+	STRATA_PLACE_FLOATING, /* no preference for prev_cpu's LLC */
+};
+
+enum strata_match_kind {
+	STRATA_M_CGROUP,	   /* cgroup path matcher: bit cg_bit of the cgroup's map entry */
+	STRATA_M_COMM_PREFIX,
+	STRATA_M_COMM_PREFIX_EXCL,
+	STRATA_M_PCOMM_PREFIX,	   /* thread-group leader's comm */
+	STRATA_M_PCOMM_PREFIX_EXCL,
+	STRATA_M_NICE_ABOVE,
+	STRATA_M_NICE_BELOW,
+	STRATA_M_NICE_EQUALS,
+	STRATA_M_UID,
+	STRATA_M_GID,
+	STRATA_M_PID,
+	STRATA_M_PPID,
+	STRATA_M_TGID,
+	STRATA_M_GROUP_LEADER,	   /* val: 1 = must be leader, 0 = must not */
+	STRATA_M_KTHREAD,	   /* val: 1 = must be a kthread, 0 = must not */
+	STRATA_NR_MATCH_KINDS,
+};
+
+/*
+ * Matchers are flattened by the loader into one list, layer by layer and
+ * AND block by AND block, so the BPF side evaluates them in one bounded
+ * loop. An empty AND block (a catch-all) is one STRATA_M_ALWAYS entry.
+ */
+#define STRATA_M_ALWAYS STRATA_NR_MATCH_KINDS
+#define STRATA_MAX_FLAT (STRATA_MAX_LAYERS * STRATA_MAX_ORS * STRATA_MAX_ANDS)
+
+struct strata_match {
+	u8 kind;      /* enum strata_match_kind or STRATA_M_ALWAYS */
+	u8 layer;
+	u8 end_block; /* last matcher of its AND block */
+	u8 cg_bit;
+	s32 val;
+	char str[STRATA_COMM_LEN]; /* comm prefix, NUL-terminated */
+};
+
+struct strata_layer_bpf {
+	u64 slice_ns;
+	u64 min_exec_ns;
+	u32 kind;	      /* enum strata_kind */
+	u32 weight;	      /* 1..10000 */
+	u32 yield_ignore_pct; /* share of the slice a yield does not forfeit */
+	u32 perf;	      /* cpuperf target 1..1024, 0 = leave alone */
+	u32 placement;	      /* enum strata_placement */
+	u8 fifo;
+	u8 preempt;
+	u8 preempt_first;
+	u8 exclusive;
+	u8 protect;	  /* "protected": owned CPUs serve no other layer */
+	u8 idle_confined; /* Grouped: spill only once the machine is fully allocated */
+	u8 pad[2];
+};
+
+/* Counters per layer, kept per CPU in BPF and summed by the loader. */
+enum strata_lstat {
+	STRATA_LS_SEL_LOCAL,	/* placed on an idle CPU in select_cpu */
+	STRATA_LS_ENQ_LOCAL,	/* placed on an idle CPU in enqueue */
+	STRATA_LS_ENQ_DSQ,	/* queued on a layer DSQ */
+	STRATA_LS_SPILL,	/* Grouped/Open task placed outside its own CPUs */
+	STRATA_LS_PREEMPT,	/* preempted a non-preempting layer's task */
+	STRATA_LS_PREEMPT_FAIL, /* wanted to preempt, found no victim */
+	STRATA_LS_MIGRATION,	/* started on a different CPU than last time */
+	STRATA_LS_KEEP,		/* kept running past its slice, nothing waited */
+	STRATA_LS_YIELD,	/* yielded */
+	STRATA_LS_EXCL_IDLE,	/* a CPU stayed idle for an exclusive sibling */
+	STRATA_LS_RUNTIME_NS,	/* time run on a CPU */
+	STRATA_NR_LSTATS,
+};
+
+/* Run-queue latency histogram: bucket b counts waits in [2^(b-1), 2^b) us. */
+#define STRATA_LAT_BUCKETS 16
+
+struct strata_lstats {
+	u64 cnt[STRATA_NR_LSTATS];
+	u64 lat[STRATA_LAT_BUCKETS];
+};
+
+/* System counters (scxk_stat_inc) */
 enum strata_stat {
-	STRATA_STAT_LOCAL,   /* woke onto an idle CPU, skipped the shared queue */
-	STRATA_STAT_GLOBAL,  /* went through the shared queue */
-	STRATA_STAT_KICKS,   /* idle CPUs woken to take queued work */
+	STRATA_STAT_FB_ENQ,	/* tasks queued on a fallback DSQ */
+	STRATA_STAT_FB_LOCAL,	/* per-CPU kthreads dispatched straight to their CPU */
+	STRATA_STAT_FB_BOOST,	/* fallback served first for its guaranteed share */
+	STRATA_STAT_FB_RUNTIME, /* ns run by fallback tasks */
+	STRATA_STAT_ANTISTALL,	/* DSQs consumed first because their head waited too long */
+	STRATA_STAT_REMATCH,	/* tasks re-matched after rename, cgroup move or nice change */
 	STRATA_NR_STATS,
 };
 

@@ -1,105 +1,198 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * scx_strata's loader: its options, its stats, and the hooks the shared
- * life cycle (libscxkit, scxk_sched_main) calls. Copy this file with the
- * rest of the folder to start a new scheduler (tools/new-scheduler).
+ * scx_strata's loader: options, the layer config (config.c), the periodic
+ * sizing loop (alloc.c) that hands cores to layers, the cgroup scan that
+ * lets BPF match cgroup paths, and the stats.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <jansson.h>
 
+#include <scxkit/cpumask.h>
 #include <scxkit/log.h>
 #include <scxkit/sched.h>
 #include <scxkit/stats.h>
 
+#include "alloc.h"
+#include "config.h"
 #include "intf.h"
 #include "strata.skel.h"
 
+#define MAX_SPECS 32
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define CGROUP_MAX_DEPTH 32
+
 static struct {
-	bool fifo;
 	uint64_t slice_us;
-} cfg = {
-	.slice_us = 20000, /* the kernel's default slice, SCX_SLICE_DFL */
+	double interval;
+	const char *example_path;
+	bool run_example;
+	bool print_and_exit;
+	uint64_t lo_fb_wait_us;
+	double lo_fb_share;
+	bool disable_antistall;
+	uint64_t antistall_sec;
+	bool disable_topology;
+} opt = {
+	.slice_us = 20000, /* SCX_SLICE_DFL, as scx_layered's -s */
+	.interval = 0.1,
+	.lo_fb_wait_us = 10000,
+	.lo_fb_share = 0.05,
+	.antistall_sec = 3,
 };
 
+static struct scxk_topo_data topo; /* as written for BPF, copied in configure */
+static const char *specs[MAX_SPECS];
+static unsigned int nr_specs;
+static struct strata_config config;
+
+static int add_spec(const char *arg)
+{
+	if (nr_specs >= MAX_SPECS) {
+		fprintf(stderr, "scx_strata: more than %d specs\n", MAX_SPECS);
+		return -EINVAL;
+	}
+	specs[nr_specs++] = arg;
+	return 0;
+}
+
 static struct scxk_opt opts[] = {
-	{ "fifo", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
-	  "first-come first-served instead of weighted virtual time" },
-	{ "slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "time slice in microseconds",
-	  .min = 100, .max = 1000000 },
+	{ "slice-us", 's', "US", SCXK_OPT_U64, &opt.slice_us,
+	  "default time slice of layers without slice_us", .min = 100, .max = 1000000 },
+	{ "interval", 'i', "SECONDS", SCXK_OPT_DOUBLE, &opt.interval,
+	  "layer sizing interval (0.01 to 10)", .max = 10 },
+	{ "example", 'e', "FILE", SCXK_OPT_STRING, &opt.example_path,
+	  "write the documented example config to FILE and exit", .dfl = "none" },
+	{ "run-example", 0, NULL, SCXK_OPT_FLAG, &opt.run_example,
+	  "run with the built-in example config" },
+	{ "print-and-exit", 0, NULL, SCXK_OPT_FLAG, &opt.print_and_exit,
+	  "print the expanded config (every default filled in) and exit" },
+	{ "lo-fb-wait-us", 0, "US", SCXK_OPT_U64, &opt.lo_fb_wait_us,
+	  "fallback queue wait after which it is served first", .max = 10000000 },
+	{ "lo-fb-share", 0, "FRAC", SCXK_OPT_DOUBLE, &opt.lo_fb_share,
+	  "CPU share guaranteed to the fallback queue (0 to 1)", .max = 1 },
+	{ "disable-antistall", 0, NULL, SCXK_OPT_FLAG, &opt.disable_antistall,
+	  "never serve a long-waiting queue out of turn" },
+	{ "antistall-sec", 0, "SECONDS", SCXK_OPT_U64, &opt.antistall_sec,
+	  "queue wait after which any CPU of its LLC serves it first", .min = 1, .max = 3600 },
+	{ "disable-topology", 't', NULL, SCXK_OPT_FLAG, &opt.disable_topology,
+	  "ignore the layers' nodes and llcs restrictions" },
 	{ 0 },
 };
 
 static const struct scxk_cli cli = {
 	.prog = "scx_strata",
-	.summary = "partitioning scheduler driven by a JSON config of layers",
-	.examples = "  scx_strata                 weighted vtime, 20 ms slices\n"
-		    "  scx_strata --fifo -s 5000  FIFO with 5 ms slices\n"
-		    "  scx_strata --monitor 1     print a running instance's stats every second\n",
+	.summary = "partitioning scheduler driven by a JSON config of layers (layered-like)",
+	.examples =
+		"  scx_strata f:/etc/scx/layers.json     layers from a file (\"file:\" works too)\n"
+		"  scx_strata '[{\"name\":\"all\",\"matches\":[[]],\"kind\":{\"Open\":{}}}]'\n"
+		"  scx_strata -e layers.json             write the documented example and exit\n"
+		"  scx_strata --run-example --stats 1    run the example, print stats every second\n"
+		"  scx_strata f:layers.json --print-and-exit   check a config, show its defaults\n",
 	.opts = opts,
+	.positional = add_spec,
+	.args = "[SPEC...]",
 };
 
-/* ---- stats: counters as deltas since this client's previous read ---- */
+/* ---- loader state, shared with the stats thread under lock ---- */
 
-static struct scxk_run *the_run;
-
-static const struct scxk_stat_desc stat_fields[] = {
-	{ "local", SCXK_STAT_U64, "tasks placed directly on an idle CPU" },
-	{ "global", SCXK_STAT_U64, "tasks that went through the shared queue" },
-	{ "kicks", SCXK_STAT_U64, "idle CPUs woken to take queued work" },
-	{ "local_pct", SCXK_STAT_FLOAT, "share of placements that found an idle CPU (%)" },
-	{ "fifo", SCXK_STAT_U64, "1 in --fifo mode" },
+struct layer_state {
+	uint64_t prev_runtime;
+	double util;
+	unsigned int min_cpus, max_cpus, target;
+	unsigned int nr_cpus;
+	char cpu_list[256];
+	int64_t nr_tasks;
 };
 
-static void *stats_open(void *arg)
-{
-	(void)arg;
-	return calloc(1, sizeof(uint64_t) * SCXK_MAX_COUNTERS);
-}
+static struct {
+	pthread_mutex_t lock;
+	struct scxk_run *run;
+	struct layer_state layers[STRATA_MAX_LAYERS];
+	struct strata_alloc_layer alloc[STRATA_MAX_LAYERS];
+	uint8_t owner[SCXK_MAX_CPUS];
+	struct timespec last;
+	uint64_t prev_fb_runtime;
+	unsigned int nr_cpus, open_cpus;
+	double fb_util;
+	unsigned int cg_matchers;
+	struct strata_match_cfg *cg_match[STRATA_MAX_CGRP_MATCHERS];
+	uint64_t cg_scans;
+	unsigned int nr_cgroups;
+} st = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void stats_close(void *state, void *arg)
-{
-	(void)arg;
-	free(state);
-}
+/* ---- config: parsed before anything touches the kernel ---- */
 
-static int stats_collect(json_t *out, void *state, void *arg)
+static int write_example(const char *path)
 {
-	uint64_t now[SCXK_MAX_COUNTERS], *prev = state, d[STRATA_NR_STATS];
-	int err, i;
+	FILE *f = fopen(path, "w");
 
-	(void)arg;
-	if ((err = scxk_counters_read(the_run->obj, now)))
-		return err;
-	for (i = 0; i < STRATA_NR_STATS; i++) {
-		d[i] = now[i] - prev[i];
-		prev[i] = now[i];
+	if (!f || fputs(strata_example_config, f) < 0 || fclose(f)) {
+		fprintf(stderr, "scx_strata: cannot write %s: %s\n", path, strerror(errno));
+		return -EIO;
 	}
-	json_object_set_new(out, "local", json_integer(d[STRATA_STAT_LOCAL]));
-	json_object_set_new(out, "global", json_integer(d[STRATA_STAT_GLOBAL]));
-	json_object_set_new(out, "kicks", json_integer(d[STRATA_STAT_KICKS]));
-	json_object_set_new(out, "local_pct",
-			    json_real(d[STRATA_STAT_LOCAL] + d[STRATA_STAT_GLOBAL]
-					      ? 100.0 * d[STRATA_STAT_LOCAL] /
-							(d[STRATA_STAT_LOCAL] + d[STRATA_STAT_GLOBAL])
-					      : 0.0));
-	json_object_set_new(out, "fifo", json_integer(cfg.fifo));
 	return 0;
 }
 
-static const struct scxk_stats_ops stats = {
-	.name = "Metrics",
-	.desc = "scx_strata",
-	.fields = stat_fields,
-	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
-	.open = stats_open,
-	.close = stats_close,
-	.collect = stats_collect,
-};
+static int strata_validate(struct scxk_run *run)
+{
+	char err[STRATA_ERR_LEN];
+	unsigned int i;
 
-/* ---- life cycle hooks ---- */
+	if (opt.example_path) {
+		if (write_example(opt.example_path))
+			return -EIO;
+		exit(0);
+	}
+	/* Describing the stats or reading another instance's needs no config. */
+	if (run->common.help_stats || run->common.monitor_interval)
+		return 0;
+	if (opt.interval < 0.01) {
+		fprintf(stderr, "scx_strata: --interval: %g s is below the 0.01 s minimum\n",
+			opt.interval);
+		return -EINVAL;
+	}
+	if (opt.run_example && nr_specs) {
+		fprintf(stderr, "scx_strata: --run-example and layer specs exclude each other\n");
+		return -EINVAL;
+	}
+	if (opt.run_example &&
+	    strata_config_add_json(&config, strata_example_config, "example", err, sizeof(err)))
+		goto bad;
+	for (i = 0; i < nr_specs; i++)
+		if (strata_config_add_spec(&config, specs[i], err, sizeof(err)))
+			goto bad;
+	if (strata_config_finish(&config, err, sizeof(err)))
+		goto bad;
+	for (i = 0; i < config.nr_warnings; i++)
+		fprintf(stderr, "scx_strata: warning: %s\n", config.warnings[i]);
+	if (opt.print_and_exit) {
+		json_t *j = strata_config_to_json(&config);
+
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(j);
+		exit(0);
+	}
+	return 0;
+bad:
+	fprintf(stderr, "scx_strata: %s\n", err);
+	return -EINVAL;
+}
+
+/* ---- BPF setup ---- */
 
 static int strata_open(struct scxk_run *run)
 {
@@ -110,16 +203,338 @@ static int strata_open(struct scxk_run *run)
 	run->skel = skel;
 	run->obj = skel->obj;
 	run->skeleton = skel->skeleton;
-	the_run = run;
+	st.run = run;
 	return 0;
+}
+
+/* Flatten the matchers: one list, layer by layer, AND block by AND block. */
+static int fill_matchers(struct scx_strata *skel)
+{
+	unsigned int n = 0, l, o, a, cg = 0;
+
+	for (l = 0; l < config.nr_layers; l++) {
+		const struct strata_layer_cfg *lc = &config.layers[l];
+
+		for (o = 0; o < lc->nr_ors; o++) {
+			unsigned int nr_ands = lc->nr_ands[o] ? lc->nr_ands[o] : 1;
+
+			for (a = 0; a < nr_ands; a++) {
+				struct strata_match *m = (struct strata_match *)&skel->rodata->flat[n++];
+
+				m->layer = (u8)l;
+				m->end_block = a + 1 == nr_ands;
+				if (!lc->nr_ands[o]) {
+					m->kind = STRATA_M_ALWAYS;
+					continue;
+				}
+				const struct strata_match_cfg *mc = &lc->m[o][a];
+
+				m->kind = (u8)mc->kind;
+				m->val = (s32)mc->val;
+				if (mc->kind == STRATA_M_CGROUP) {
+					m->cg_bit = (u8)cg;
+					st.cg_match[cg++] = (struct strata_match_cfg *)mc;
+				} else {
+					snprintf(m->str, sizeof(m->str), "%s", mc->str);
+				}
+			}
+		}
+	}
+	skel->rodata->nr_flat = n;
+	st.cg_matchers = cg;
+	return 0;
+}
+
+static void layer_alloc_input(unsigned int nr_cpus)
+{
+	for (unsigned int l = 0; l < config.nr_layers; l++) {
+		const struct strata_layer_cfg *lc = &config.layers[l];
+		struct strata_alloc_layer *a = &st.alloc[l];
+
+		a->kind = lc->kind;
+		a->weight = lc->weight;
+		a->growth = lc->growth;
+		strata_layer_bounds(lc, nr_cpus, &a->min_cpus, &a->max_cpus);
+		a->nr_nodes = opt.disable_topology ? 0 : lc->nr_nodes;
+		a->nr_llcs = opt.disable_topology ? 0 : lc->nr_llcs;
+		memcpy(a->nodes, lc->nodes, sizeof(a->nodes));
+		memcpy(a->llcs, lc->llcs, sizeof(a->llcs));
+		st.layers[l].min_cpus = a->min_cpus;
+		st.layers[l].max_cpus = a->max_cpus;
+	}
+}
+
+/* Publish st.owner to BPF; caller holds st.lock. */
+static void publish(struct scx_strata *skel, const struct scxk_topo_data *t)
+{
+	unsigned int counts[STRATA_MAX_LAYERS] = { 0 }, l, cpu;
+	bool changed = false;
+
+	for (cpu = 0; cpu < SCXK_MAX_CPUS; cpu++) {
+		if (st.owner[cpu] < STRATA_MAX_LAYERS)
+			counts[st.owner[cpu]]++;
+		if (skel->bss->cpu_owner[cpu] != st.owner[cpu]) {
+			skel->bss->cpu_owner[cpu] = st.owner[cpu];
+			changed = true;
+		}
+	}
+	for (l = 0; l < STRATA_MAX_LAYERS; l++) {
+		struct scxk_cpumask m = { 0 };
+
+		skel->bss->layer_nr_cpus[l] = counts[l];
+		st.layers[l].nr_cpus = counts[l];
+		for (cpu = 0; cpu < t->nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++)
+			if (st.owner[cpu] == l)
+				scxk_cpumask_set(&m, (int)cpu);
+		if (scxk_cpumask_format_list(&m, st.layers[l].cpu_list, sizeof(st.layers[l].cpu_list)) < 0)
+			snprintf(st.layers[l].cpu_list, sizeof(st.layers[l].cpu_list), "?");
+	}
+	skel->bss->fully_allocated = st.open_cpus == 0;
+	if (changed) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		skel->bss->alloc_gen++;
+	}
 }
 
 static int strata_configure(struct scxk_run *run)
 {
 	struct scx_strata *skel = run->skel;
+	const struct scxk_topo_data *t = &topo;
+	unsigned int l, cpu, nr = 0, target[STRATA_MAX_LAYERS] = { 0 };
+	struct bpf_map *tmap = bpf_object__find_map_by_name(run->obj, ".data.scxk_topo");
+	const void *tdata;
+	size_t tsize = 0;
 
-	skel->rodata->fifo_sched = cfg.fifo;
-	skel->rodata->slice_ns = cfg.slice_us * 1000;
+	if (!tmap || !(tdata = bpf_map__initial_value(tmap, &tsize)) || tsize < sizeof(topo))
+		return scxk_err(-EINVAL, "topology section missing from the BPF object");
+	memcpy(&topo, tdata, sizeof(topo));
+
+	for (l = 0; l < config.nr_layers; l++) {
+		const struct strata_layer_cfg *lc = &config.layers[l];
+		struct strata_layer_bpf *b = (struct strata_layer_bpf *)&skel->rodata->layers[l];
+
+		b->kind = lc->kind;
+		b->slice_ns = lc->slice_us * 1000;
+		b->min_exec_ns = lc->min_exec_us * 1000;
+		b->weight = lc->weight;
+		b->yield_ignore_pct = (u32)lround(lc->yield_ignore * 100);
+		b->perf = lc->perf;
+		b->placement = lc->placement;
+		b->fifo = lc->fifo;
+		b->preempt = lc->preempt;
+		b->preempt_first = lc->preempt_first;
+		b->exclusive = lc->exclusive;
+		b->protect = lc->protect;
+		b->idle_confined = lc->idle_confined;
+	}
+	skel->rodata->nr_layers = config.nr_layers;
+	fill_matchers(skel);
+	skel->rodata->slice_ns = opt.slice_us * 1000;
+	skel->rodata->lo_fb_wait_ns = opt.lo_fb_wait_us * 1000;
+	skel->rodata->antistall_ns = opt.disable_antistall ? 0 : opt.antistall_sec * 1000000000ULL;
+	for (cpu = 0; cpu < t->nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++)
+		nr += (t->llc_mask[t->cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64] >> (cpu % 64)) & 1;
+	skel->rodata->nr_online_cpus = nr ? nr : 1;
+
+	/* The first allocation: every layer at its minimum until utilisation is known. */
+	pthread_mutex_lock(&st.lock);
+	st.nr_cpus = nr;
+	layer_alloc_input(nr);
+	memset(st.owner, STRATA_OWNER_OPEN, sizeof(st.owner));
+	for (l = 0; l < config.nr_layers; l++)
+		target[l] = st.layers[l].min_cpus;
+	st.open_cpus = strata_alloc(t, st.alloc, config.nr_layers, target, st.owner);
+	memset(skel->bss->cpu_owner, 0, sizeof(skel->bss->cpu_owner));
+	publish(skel, t);
+	skel->bss->alloc_gen = 1;
+	for (l = 0; l < STRATA_MAX_LAYERS; l++)
+		st.layers[l].prev_runtime = 0;
+	st.prev_fb_runtime = 0;
+	clock_gettime(CLOCK_MONOTONIC, &st.last);
+	pthread_mutex_unlock(&st.lock);
+	return 0;
+}
+
+/* ---- cgroup paths -> matcher bits, for the BPF side ---- */
+
+static uint64_t cg_bits_of(const char *rel)
+{
+	uint64_t bits = 0;
+
+	for (unsigned int i = 0; i < st.cg_matchers; i++)
+		if (strata_cgroup_match(st.cg_match[i], rel))
+			bits |= 1ULL << i;
+	return bits;
+}
+
+static uint64_t *seen_ids;
+static size_t nr_seen, seen_cap;
+
+static void note_seen(uint64_t id)
+{
+	if (nr_seen == seen_cap) {
+		size_t cap = seen_cap ? seen_cap * 2 : 256;
+		uint64_t *n = realloc(seen_ids, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		seen_ids = n;
+		seen_cap = cap;
+	}
+	seen_ids[nr_seen++] = id;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Drop map entries of cgroups the scan did not see: they were removed. */
+static void prune_cgroups(int map_fd)
+{
+	uint64_t key, next;
+	bool more;
+
+	qsort(seen_ids, nr_seen, sizeof(*seen_ids), cmp_u64);
+	if (bpf_map_get_next_key(map_fd, NULL, &key))
+		return;
+	do {
+		more = !bpf_map_get_next_key(map_fd, &key, &next);
+		if (!bsearch(&key, seen_ids, nr_seen, sizeof(*seen_ids), cmp_u64))
+			bpf_map_delete_elem(map_fd, &key);
+		key = next;
+	} while (more);
+}
+
+/* Walk the cgroup tree below @dir; @rel is "a/b/" relative to the root. */
+static int scan_dir(int map_fd, const char *dir, const char *rel, int depth, bool *changed)
+{
+	struct dirent *de;
+	struct stat sb;
+	uint64_t id, bits, old;
+	DIR *d;
+
+	if (depth > CGROUP_MAX_DEPTH || stat(dir, &sb))
+		return 0;
+	id = sb.st_ino; /* the cgroup id is the cgroup2 inode number */
+	bits = cg_bits_of(rel);
+	if (bpf_map_lookup_elem(map_fd, &id, &old) || old != bits) {
+		if (!bpf_map_update_elem(map_fd, &id, &bits, BPF_ANY))
+			*changed = true;
+	}
+	st.nr_cgroups++;
+	note_seen(id);
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((de = readdir(d))) {
+		char sub[4096], subrel[4096];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub) ||
+		    snprintf(subrel, sizeof(subrel), "%s%s/", rel, de->d_name) >= (int)sizeof(subrel))
+			continue;
+		scan_dir(map_fd, sub, subrel, depth + 1, changed);
+	}
+	closedir(d);
+	return 0;
+}
+
+static void scan_cgroups(struct scx_strata *skel)
+{
+	int fd = bpf_map__fd(skel->maps.cgrp_bits);
+	bool changed = false;
+
+	if (!st.cg_matchers)
+		return;
+	st.nr_cgroups = 0;
+	nr_seen = 0;
+	scan_dir(fd, CGROUP_ROOT, "", 0, &changed);
+	st.cg_scans++;
+	prune_cgroups(fd);
+	if (changed)
+		__atomic_add_fetch(&skel->bss->cg_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+static int strata_attached(struct scxk_run *run)
+{
+	scan_cgroups(run->skel);
+	return 0;
+}
+
+/* ---- the sizing loop ---- */
+
+static int read_lstats(struct scx_strata *skel, struct strata_lstats *sum)
+{
+	int nr = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.lstats);
+	struct strata_lstats *vals;
+
+	if (nr <= 0)
+		return -EINVAL;
+	vals = calloc((size_t)nr, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t l = 0; l < STRATA_MAX_LAYERS; l++) {
+		memset(&sum[l], 0, sizeof(sum[l]));
+		if (bpf_map_lookup_elem(fd, &l, vals))
+			continue;
+		for (int c = 0; c < nr; c++) {
+			for (int i = 0; i < STRATA_NR_LSTATS; i++)
+				sum[l].cnt[i] += vals[c].cnt[i];
+			for (int i = 0; i < STRATA_LAT_BUCKETS; i++)
+				sum[l].lat[i] += vals[c].lat[i];
+		}
+	}
+	free(vals);
+	return 0;
+}
+
+static int strata_tick(struct scxk_run *run)
+{
+	struct scx_strata *skel = run->skel;
+	const struct scxk_topo_data *t = &topo;
+	struct strata_lstats sum[STRATA_MAX_LAYERS];
+	uint64_t ctr[SCXK_MAX_COUNTERS];
+	unsigned int target[STRATA_MAX_LAYERS] = { 0 }, l;
+	struct timespec now;
+	double dt;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = (now.tv_sec - st.last.tv_sec) + (now.tv_nsec - st.last.tv_nsec) / 1e9;
+	if (dt < opt.interval * 0.5)
+		return 0;
+	if ((err = read_lstats(skel, sum)) || (err = scxk_counters_read(run->obj, ctr)))
+		return err;
+	scan_cgroups(skel);
+
+	pthread_mutex_lock(&st.lock);
+	st.last = now;
+	for (l = 0; l < config.nr_layers; l++) {
+		struct layer_state *ls = &st.layers[l];
+		const struct strata_layer_cfg *lc = &config.layers[l];
+		uint64_t rt = sum[l].cnt[STRATA_LS_RUNTIME_NS];
+
+		ls->util = rt >= ls->prev_runtime ? (rt - ls->prev_runtime) / 1e9 / dt : 0;
+		ls->prev_runtime = rt;
+		ls->nr_tasks = skel->bss->layer_nr_tasks[l];
+		if (lc->kind != STRATA_OPEN)
+			target[l] = strata_target_cpus(ls->util, ls->nr_cpus, lc->util_lo,
+						       lc->util_hi, ls->min_cpus, ls->max_cpus,
+						       ls->nr_tasks > 0);
+		ls->target = target[l];
+	}
+	st.fb_util = ctr[STRATA_STAT_FB_RUNTIME] >= st.prev_fb_runtime
+			     ? (ctr[STRATA_STAT_FB_RUNTIME] - st.prev_fb_runtime) / 1e9 / dt
+			     : 0;
+	st.prev_fb_runtime = ctr[STRATA_STAT_FB_RUNTIME];
+	/* Below its guaranteed share of the machine: serve the fallback first. */
+	skel->bss->fb_boost = st.fb_util < opt.lo_fb_share * st.nr_cpus;
+	st.open_cpus = strata_alloc(t, st.alloc, config.nr_layers, target, st.owner);
+	publish(skel, t);
+	pthread_mutex_unlock(&st.lock);
 	return 0;
 }
 
@@ -128,16 +543,120 @@ static void strata_destroy(struct scxk_run *run)
 	scx_strata__destroy(run->skel);
 }
 
-static const struct scxk_sched sched = {
+/* ---- stats ---- */
+
+static const struct scxk_stat_desc stat_fields[] = {
+	{ "nr_layers", SCXK_STAT_U64, "layers in the config" },
+	{ "open_cpus", SCXK_STAT_U64, "CPUs owned by no Confined/Grouped layer" },
+	{ "fb_enq", SCXK_STAT_U64, "tasks queued on a fallback DSQ (custom affinity)" },
+	{ "fb_local", SCXK_STAT_U64, "per-CPU kthreads dispatched straight to their CPU" },
+	{ "fb_boost", SCXK_STAT_U64, "times the fallback DSQ was served first for its share" },
+	{ "fb_util", SCXK_STAT_FLOAT, "CPUs' worth of time run by fallback tasks" },
+	{ "antistall", SCXK_STAT_U64, "DSQs served out of turn after waiting --antistall-sec" },
+	{ "rematch", SCXK_STAT_U64, "tasks re-matched to another layer" },
+	{ "cgroups", SCXK_STAT_U64, "cgroups seen by the last scan (0 without cgroup matchers)" },
+	{ "layers", SCXK_STAT_STRING,
+	  "per layer (JSON object by name): tasks, util, cpus, cpu_list, target, min_cpus, "
+	  "max_cpus, sel_local, enq_local, enq_dsq, spill, preempt, preempt_fail, migration, "
+	  "keep, yield, excl_idle, lat_hist (run-queue latency, bucket b: [2^(b-1), 2^b) us)" },
+};
+
+struct stats_state {
+	uint64_t ctr[SCXK_MAX_COUNTERS];
+	struct strata_lstats ls[STRATA_MAX_LAYERS];
+};
+
+static void *stats_open(void *arg)
+{
+	(void)arg;
+	return calloc(1, sizeof(struct stats_state));
+}
+
+static void stats_close(void *state, void *arg)
+{
+	(void)arg;
+	free(state);
+}
+
+static const char *const lstat_names[STRATA_NR_LSTATS] = {
+	"sel_local", "enq_local", "enq_dsq", "spill", "preempt", "preempt_fail",
+	"migration", "keep", "yield", "excl_idle", "runtime_ns",
+};
+
+static int stats_collect(json_t *out, void *state, void *arg)
+{
+	struct stats_state *prev = state;
+	struct scxk_run *run = st.run;
+	uint64_t ctr[SCXK_MAX_COUNTERS];
+	struct strata_lstats ls[STRATA_MAX_LAYERS];
+	json_t *layers = json_object();
+	int err, i;
+
+	(void)arg;
+	if ((err = scxk_counters_read(run->obj, ctr)) || (err = read_lstats(run->skel, ls)))
+		return err;
+	pthread_mutex_lock(&st.lock);
+	json_object_set_new(out, "nr_layers", json_integer(config.nr_layers));
+	json_object_set_new(out, "open_cpus", json_integer(st.open_cpus));
+	json_object_set_new(out, "fb_enq", json_integer(ctr[STRATA_STAT_FB_ENQ] - prev->ctr[STRATA_STAT_FB_ENQ]));
+	json_object_set_new(out, "fb_local", json_integer(ctr[STRATA_STAT_FB_LOCAL] - prev->ctr[STRATA_STAT_FB_LOCAL]));
+	json_object_set_new(out, "fb_boost", json_integer(ctr[STRATA_STAT_FB_BOOST] - prev->ctr[STRATA_STAT_FB_BOOST]));
+	json_object_set_new(out, "fb_util", json_real(st.fb_util));
+	json_object_set_new(out, "antistall", json_integer(ctr[STRATA_STAT_ANTISTALL] - prev->ctr[STRATA_STAT_ANTISTALL]));
+	json_object_set_new(out, "rematch", json_integer(ctr[STRATA_STAT_REMATCH] - prev->ctr[STRATA_STAT_REMATCH]));
+	json_object_set_new(out, "cgroups", json_integer(st.nr_cgroups));
+	for (unsigned int l = 0; l < config.nr_layers; l++) {
+		const struct layer_state *s = &st.layers[l];
+		json_t *lj = json_object(), *hist = json_array();
+
+		json_object_set_new(lj, "tasks", json_integer(s->nr_tasks));
+		json_object_set_new(lj, "util", json_real(round(s->util * 1000) / 1000));
+		json_object_set_new(lj, "cpus", json_integer(s->nr_cpus));
+		json_object_set_new(lj, "cpu_list", json_string(s->cpu_list));
+		json_object_set_new(lj, "target", json_integer(s->target));
+		json_object_set_new(lj, "min_cpus", json_integer(s->min_cpus));
+		json_object_set_new(lj, "max_cpus", json_integer(s->max_cpus));
+		for (i = 0; i < STRATA_NR_LSTATS - 1; i++)
+			json_object_set_new(lj, lstat_names[i],
+					    json_integer(ls[l].cnt[i] - prev->ls[l].cnt[i]));
+		for (i = 0; i < STRATA_LAT_BUCKETS; i++)
+			json_array_append_new(hist, json_integer(ls[l].lat[i] - prev->ls[l].lat[i]));
+		json_object_set_new(lj, "lat_hist", hist);
+		json_object_set_new(layers, config.layers[l].name, lj);
+	}
+	pthread_mutex_unlock(&st.lock);
+	json_object_set_new(out, "layers", layers);
+	memcpy(prev->ctr, ctr, sizeof(ctr));
+	memcpy(prev->ls, ls, sizeof(ls));
+	return 0;
+}
+
+static const struct scxk_stats_ops stats = {
+	.name = "Metrics",
+	.desc = "scx_strata: system counters and one object per layer",
+	.fields = stat_fields,
+	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
+	.open = stats_open,
+	.close = stats_close,
+	.collect = stats_collect,
+};
+
+static struct scxk_sched sched = {
 	.name = "strata",
 	.cli = &cli,
+	.validate = strata_validate,
 	.open = strata_open,
 	.configure = strata_configure,
+	.attached = strata_attached,
+	.tick = strata_tick,
+	.tick_ms = 100,
 	.destroy = strata_destroy,
 	.stats = &stats,
 };
 
 int main(int argc, char **argv)
 {
+	/* --interval is only known after parsing; the tick polls at the finer of the two. */
+	sched.tick_ms = 50;
 	return scxk_sched_main(&sched, argc, argv);
 }

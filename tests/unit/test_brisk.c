@@ -28,6 +28,37 @@ static void test_lag_scale(void **state)
 	assert_true(brisk_lag_scale(8, 3, 0, 5 * MS) >= 1);
 }
 
+static void test_lag_budget_bounds_storm_wait(void **state)
+{
+	u64 nr;
+
+	(void)state;
+	assert_true(brisk_lag_budget(0, 4) == ~0ULL);
+	/* 160 hackbench tasks on 2 CPUs: 500 ms * 2 / 320 = 3.125 ms each. */
+	assert_int_equal(brisk_lag_budget(160, 2), 3125 * US);
+	for (nr = 1; nr < 5000; nr += 37) {
+		u64 b = brisk_lag_budget(nr, 2);
+
+		/* Worst wait (credit + awake) * nr / cpus stays within the guard. */
+		assert_true(2 * b * nr / 2 <= BRISK_STARVE_GUARD_NS);
+		assert_true(brisk_lag_budget(nr + 1, 2) <= b);
+	}
+	assert_true(brisk_lag_budget(3, 0) > 0);
+}
+
+static void test_vtime_ceil(void **state)
+{
+	u64 now = 1000 * MS;
+
+	(void)state;
+	assert_true(brisk_vtime_ceil(now - 5 * MS, now, 40 * MS) == now - 5 * MS);
+	assert_true(brisk_vtime_ceil(now + 39 * MS, now, 40 * MS) == now + 39 * MS);
+	/* A nice 19 task 400 ms ahead comes back to the lead. */
+	assert_true(brisk_vtime_ceil(now + 400 * MS, now, 40 * MS) == now + 40 * MS);
+	/* Wrapped clock values compare as times, not as integers. */
+	assert_true(brisk_vtime_ceil(5 * MS, ~0ULL - MS, 2 * MS) == (~0ULL - MS) + 2 * MS);
+}
+
 static void test_deadline_orders_interactive_first(void **state)
 {
 	u64 now = 1000 * MS, lag = 40 * MS;
@@ -126,6 +157,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lag_scale),
+		cmocka_unit_test(test_lag_budget_bounds_storm_wait),
+		cmocka_unit_test(test_vtime_ceil),
 		cmocka_unit_test(test_deadline_orders_interactive_first),
 		cmocka_unit_test(test_awake_vtime_capped),
 		cmocka_unit_test(test_slice),

@@ -1,48 +1,68 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# scx_strata end to end: bad input, attach, refusal of a second instance,
-# stats over the socket, 30 s of mixed load, clean detach, SIGKILL recovery.
-# Argument: "vtime" (default) or "fifo".
+# scx_strata end to end: bad configs refused with exit 2 before the kernel
+# is touched; --run-example attaches, serves per-layer stats, survives 30 s
+# of mixed load, detaches cleanly, and recovers from SIGKILL.
 . ./lib.sh
-mode=${1:-vtime}
-flags=
-[ "$mode" = fifo ] && flags=--fifo
 [ -d $SCX ] || skip_all "kernel without sched_ext"
-diag "mode $mode, $(nproc) CPUs"
+diag "$(nproc) CPUs"
 
 is "starts disabled" "$(state)" disabled
-scx_strata --slice-us=abc >/tmp/bad.out 2>&1
-is "bad option exits 2" $? 2
-like "bad option names the problem" "$(cat /tmp/bad.out)" "slice-us"
-is "bad option leaves the kernel untouched" "$(state)" disabled
-scx_strata --no-such-flag >/dev/null 2>&1
-is "unknown option exits 2" $? 2
 
-check "attaches" start_sched scx_strata $flags
+# bad CASE WANT_REGEX ARGS... : exit 2, message matches, kernel untouched
+bad() {
+	_c=$1 _w=$2; shift 2
+	scx_strata "$@" >/tmp/bad.out 2>&1
+	_rc=$?
+	if [ $_rc = 2 ] && grep -qE "$_w" /tmp/bad.out && state_is disabled; then
+		_report 0 "bad config exits 2: $_c"
+	else
+		_report 1 "bad config exits 2: $_c"
+		diag "  rc $_rc, state $(state), output: $(head -c 300 /tmp/bad.out)"
+	fi
+}
+ok_tail='"matches":[[]],"kind":{"Open":{}}}'
+bad "no config" "no layer config" 
+bad "not JSON" "invalid JSON" '[{"name":'
+bad "unknown field" '\$\[0\]\.kind\.Open\.colour: unknown field' '[{"name":"a","matches":[[]],"kind":{"Open":{"colour":1}}}]'
+bad "inverted util_range" 'util_range: inverted range' '[{"name":"a","matches":[[]],"kind":{"Confined":{"util_range":[0.9,0.1]}}}]'
+bad "empty cpus_range" 'cpus_range: empty range' '[{"name":"a","matches":[[]],"kind":{"Grouped":{"util_range":[0.1,0.9],"cpus_range":[0,0]}}}]'
+bad "last layer not catch-all" 'must be a catch-all' '[{"name":"a","matches":[[{"CommPrefix":"x"}]],"kind":{"Open":{}}}]'
+bad "missing file" 'cannot read' f:/nonexistent.json
+bad "unsupported matcher" 'CgroupRegex: matcher not supported' '[{"name":"a","matches":[[{"CgroupRegex":"x"}]],"kind":{"Open":{}}},{"name":"b",'"$ok_tail"']'
+bad "bad --interval" 'interval' --run-example --interval 0
+bad "example plus spec" 'exclude each other' --run-example '[{"name":"b",'"$ok_tail"']'
+
+scx_strata -e /tmp/example.json
+is "-e writes the example and exits 0" $? 0
+out=$(scx_strata f:/tmp/example.json --print-and-exit 2>&1)
+is "--print-and-exit on the example exits 0" $? 0
+like "--print-and-exit expands the defaults" "$out" '"growth_algo": "Sticky"'
+is "... without touching the kernel" "$(state)" disabled
+
+check "--run-example attaches" start_sched scx_strata --run-example
 is "state is enabled" "$(state)" enabled
 like "root/ops names it" "$(ops)" "^strata"
 
-scx_strata >/tmp/second.out 2>&1
+scx_strata --run-example >/tmp/second.out 2>&1
 is "second instance exits 1" $? 1
 like "second instance says why" "$(cat /tmp/second.out)" "already enabled.*strata"
-check "first instance still attached" sched_alive
 
-out=$(timeout 20 scx_strata --monitor 0.5 --monitor-count 2 2>&1)
-is "--monitor exits 0" $? 0
-like "--monitor prints the stats" "$out" "local=[0-9]+.*global=[0-9]+"
+sleep 1
+line=$(stats_line scx_strata)
+like "stats list every layer" "$line" '"batch":\{.*"immediate":\{.*"stress-ng":\{.*"normal":\{'
+like "the catch-all layer has tasks" "$line" '"normal":\{"tasks":[1-9]'
+like "layers report CPU lists" "$line" '"cpu_list":"[0-9]'
 
 check "survives 30 s of mixed load" mixed_workload 30
 check "not ejected by the mixed load" sched_alive
+like "scheduler log has no error" "$(cat $SCHED_LOG)" '^([^E]|E[^R])*$'
 
 stop_sched INT
-	is "SIGINT detaches with exit 0" "$SCHED_RC" 0
+is "SIGINT detaches with exit 0" "$SCHED_RC" 0
 is "state back to disabled" "$(state)" disabled
-like "loader reported the detach" "$(cat $SCHED_LOG)" "detached|unregistered"
 
-check "attaches again" start_sched scx_strata $flags
+check "attaches again" start_sched scx_strata --run-example
 hackbench -g 2 -l 100 >/dev/null 2>&1
 stop_sched KILL
 check "SIGKILL returns the kernel to its default scheduler" wait_for 10 state_is disabled
-check "a new start succeeds at once" start_sched scx_strata $flags
-stop_sched TERM
-	is "second stop exits 0" "$SCHED_RC" 0
 done_testing

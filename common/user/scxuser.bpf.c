@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libscxuser's BPF backend: every scheduling decision that matters is taken
+ * by an ordinary user-space process; this side only carries tasks there and
+ * answers back, and keeps the machine alive when user space is slow.
+ *
+ * The flow of one task:
+ *   select_cpu  a waking task that finds an idle CPU runs there at once,
+ *               without a round trip (kernel dispatch).
+ *   enqueue     otherwise it is described in a struct scxu_task on the
+ *               "queued" ring buffer, and the user-space scheduler is woken.
+ *   user space  reads it, decides CPU, slice and deadline, and writes a
+ *               struct scxu_dispatch on the "dispatched" user ring buffer.
+ *   dispatch    drains that ring into the chosen CPU's local DSQ or the
+ *               shared DSQ (ordered by the deadline user space chose), drops
+ *               answers that are stale
+ *               (the task was queued again since: enqueue counter), and
+ *               bounces answers naming a CPU the task may not use to the
+ *               shared DSQ.
+ *
+ * The scheduler thread itself never goes through user space (it would wait
+ * for itself): it has its own DSQ, served first whenever work is pending.
+ * Per-CPU kthreads go straight to their CPU (they cannot move, and some of
+ * them, like the ones that resolve page faults, are what user space waits
+ * for). A heartbeat timer kicks the scheduler thread so that work queued
+ * while no CPU passed through dispatch is never forgotten; if user space
+ * stops altogether, the kernel's watchdog ejects the scheduler and every
+ * task returns to the default scheduler.
+ */
+#include <scxkit/common.bpf.h>
+#include <scxkit/sched_math.h>
+#include <scxkit/stats.bpf.h>
+#include <scxkit/topo.bpf.h>
+#include <scxkit/uei.bpf.h>
+#include <scxuser/wire.h>
+
+#include "scxuser_bpf.h"
+
+/* Set by the library before load. */
+const volatile u64 slice_ns = 5 * SCXK_NSEC_PER_MSEC; /* kernel-side dispatches */
+const volatile bool builtin_idle = true;	      /* direct dispatch to idle CPUs on wakeup */
+/*
+ * A task queued for user space while every CPU is busy preempts a CPU for
+ * the scheduling thread once it has waited this long since it last ran:
+ * the bound on the extra wakeup latency of the round trip under load, and
+ * at most one preemption per this interval.
+ */
+const volatile u64 preempt_after_ns = 1 * SCXK_NSEC_PER_MSEC;
+/*
+ * The scheduling thread runs at least every SCXU_USERSCHED_MAX_WAIT_NS
+ * while it lives. If it has been off every CPU this long, it is stopped
+ * (SIGSTOP, a debugger) or stuck: exit rather than keep the machine on
+ * the kernel-side fallbacks, which would hide the failure indefinitely
+ * when no task happens to wait long enough for the kernel's watchdog.
+ * Set to the scheduler's watchdog timeout (ops.timeout_ms).
+ */
+const volatile u64 user_stall_ns = SCXU_TIMEOUT_MS * SCXK_NSEC_PER_MSEC;
+
+/* Written by user space through the mmaped .bss while attached. */
+volatile s32 usersched_pid; /* thread id of the scheduling thread, 0 before it starts */
+volatile u64 nr_scheduled;  /* tasks user space still holds */
+volatile s64 user_exit_err; /* user space failed: abort with this errno */
+volatile u64 nr_submitted;  /* answers written to the dispatched ring */
+
+/* Read by user space. */
+volatile u64 nr_dsq_waiting; /* tasks in the shared DSQ at the last dispatch */
+volatile s32 usersched_cpu;  /* where the scheduling thread ran last */
+volatile bool usersched_on_cpu;
+volatile u64 nr_drained;     /* answers taken off the dispatched ring */
+static u64 usersched_off_ts; /* when the scheduling thread last left a CPU */
+static u64 last_preempt_ts;  /* when a CPU was last preempted for it */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SCXU_RING_ENTRIES * 128);
+} queued SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_USER_RINGBUF);
+	__uint(max_entries, SCXU_RING_ENTRIES * 128);
+} dispatched SEC(".maps");
+
+struct task_ctx {
+	u64 enq_cnt;
+	u64 vtime;	  /* user space's value, echoed back */
+	u64 start_ts;	  /* when it started running last */
+	u64 run_ns;	  /* ran since its previous report */
+	u64 exec_runtime; /* ran since it last slept */
+	bool reported;	  /* user space has seen it at least once */
+};
+
+SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
+
+struct heartbeat {
+	struct bpf_timer timer;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct heartbeat);
+} heartbeat_timer SEC(".maps");
+
+static bool is_usersched(const struct task_struct *p)
+{
+	return usersched_pid && p->pid == usersched_pid;
+}
+
+/*
+ * Work pending: tasks queued for the scheduling thread, tasks it holds, or
+ * answers not drained yet (a drain racing with another CPU's gives up, so
+ * answers can sit in the ring until some CPU dispatches again; running the
+ * scheduling thread makes its CPU dispatch).
+ */
+static bool usersched_has_work(void)
+{
+	return bpf_ringbuf_query(&queued, BPF_RB_AVAIL_DATA) > 0 || nr_scheduled > 0 ||
+	       nr_submitted != nr_drained;
+}
+
+/*
+ * The scheduling thread idles runnable, in its own DSQ: the kernel's
+ * watchdog would eject the scheduler if it stayed there too long, so it
+ * is also run when it has not been for SCXU_USERSCHED_MAX_WAIT_NS.
+ */
+static bool usersched_needed(void)
+{
+	return usersched_has_work() ||
+	       (!usersched_on_cpu && scxk_now() - usersched_off_ts > SCXU_USERSCHED_MAX_WAIT_NS);
+}
+
+/*
+ * Get the scheduling thread onto a CPU: its last CPU if that one idles,
+ * else any idle CPU. If none is idle it runs when the next slice ends,
+ * which slices bound; the heartbeat covers the rest.
+ */
+static void wake_usersched(const struct cpumask *allowed)
+{
+	s32 cpu = usersched_cpu;
+
+	if (usersched_on_cpu)
+		return;
+	/*
+	 * Its last CPU may be between deciding to idle and idling, not yet
+	 * marked idle: an idle kick is deferred until then and skipped only
+	 * if that CPU is sure to pass through dispatch anyway.
+	 */
+	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	if (scx_bpf_test_and_clear_cpu_idle(cpu))
+		return;
+	cpu = scx_bpf_pick_idle_cpu(allowed, 0);
+	if (cpu >= 0) {
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+	}
+	/*
+	 * Rate-limited on its own timestamp: moving usersched_off_ts here
+	 * would hide a stopped scheduling thread from the stall check.
+	 */
+	if (preempt_after_ns && scxk_now() - usersched_off_ts >= preempt_after_ns &&
+	    scxk_now() - last_preempt_ts >= preempt_after_ns) {
+		last_preempt_ts = scxk_now();
+		scx_bpf_kick_cpu(usersched_cpu, SCX_KICK_PREEMPT);
+	}
+}
+
+s32 BPF_STRUCT_OPS(scxu_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	s32 cpu;
+
+	if (!builtin_idle || is_usersched(p))
+		return prev_cpu;
+	cpu = scxk_pick_idle_cpu(p, prev_cpu, 0);
+	if (cpu >= 0) {
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
+		return cpu;
+	}
+	return prev_cpu;
+}
+
+/* A CPU that may take a task from a shared or remote queue: wake it if idle. */
+static void kick_for(struct task_struct *p, s32 cpu)
+{
+	if (cpu >= 0) {
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+	}
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (cpu >= 0)
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
+/* Describe @p on the queued ring. False when the ring is full. */
+static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_flags)
+{
+	struct scxu_task *t = bpf_ringbuf_reserve(&queued, sizeof(*t), 0);
+
+	if (!t)
+		return false;
+	t->pid = p->pid;
+	t->cpu = scx_bpf_task_cpu(p);
+	t->nr_cpus_allowed = p->nr_cpus_allowed;
+	t->flags = (enq_flags & SCX_ENQ_WAKEUP) ? SCXU_TASK_WAKEUP : 0;
+	if (!tctx->reported)
+		t->flags |= SCXU_TASK_NEW;
+	if (p->flags & PF_KTHREAD)
+		t->flags |= SCXU_TASK_KTHREAD;
+	t->run_ns = tctx->run_ns;
+	t->exec_runtime_ns = tctx->exec_runtime;
+	t->weight = p->scx.weight;
+	t->vtime = tctx->vtime;
+	t->enq_cnt = tctx->enq_cnt;
+	t->enq_ts = bpf_ktime_get_ns();
+	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), p->comm);
+	bpf_ringbuf_submit(t, 0);
+	tctx->run_ns = 0;
+	tctx->reported = true;
+	return true;
+}
+
+/*
+ * Keep @p, enqueued with SCX_ENQ_LAST, on its CPU. The kernel has already
+ * chosen to idle that CPU when it asks, and inserting into the local DSQ
+ * does not undo that: without a follow-up kick the CPU sleeps with @p in
+ * its local DSQ until something else happens to wake it (the lost task
+ * and the stalled scheduling thread seen under --percpu-local). The kick
+ * runs from irq_work once the CPU is idle, so it takes effect.
+ */
+static void keep_last(struct task_struct *p, u64 enq_flags)
+{
+	scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_IDLE);
+}
+
+void BPF_STRUCT_OPS(scxu_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	u64 enq_last = SCXK_ENUM(enum scx_enq_flags, SCX_ENQ_LAST, 1ULL << 41);
+	struct task_ctx *tctx;
+
+	if (is_usersched(p)) {
+		/*
+		 * Yielded with work pending and nothing else to run here: keep
+		 * it on this CPU (dispatch could not take it from its DSQ, it
+		 * was still running when dispatch looked).
+		 */
+		if ((enq_flags & enq_last) && usersched_has_work()) {
+			keep_last(p, enq_flags);
+			return;
+		}
+		scxk_dsq_insert(p, SCXU_DSQ_SCHED, slice_ns, enq_flags);
+		if (usersched_has_work())
+			wake_usersched(p->cpus_ptr);
+		return;
+	}
+	/*
+	 * Nothing else wants this CPU (SCX_OPS_ENQ_LAST): keep the task on it
+	 * rather than make it wait for a round trip it cannot win.
+	 */
+	if (enq_flags & enq_last) {
+		keep_last(p, enq_flags);
+		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
+		return;
+	}
+	if ((p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1) {
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
+		return;
+	}
+	tctx = scxk_task_storage(&task_ctxs, p, false);
+	if (!tctx) {
+		scxk_error("task %d (%s) has no context", p->pid, p->comm);
+		return;
+	}
+	tctx->enq_cnt++;
+	/*
+	 * No scheduling thread yet (between attach and its start, which the
+	 * loader itself needs CPU time for) or any more (it failed): queue
+	 * here, or nobody would ever run these tasks.
+	 */
+	if (!usersched_pid) {
+		scxk_dsq_insert_vtime(p, SCXU_DSQ_SHARED, slice_ns, bpf_ktime_get_ns(), enq_flags);
+		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
+		kick_for(p, -1);
+		return;
+	}
+	if (!send_to_user(p, tctx, enq_flags)) {
+		/* User space is behind: do not lose the task, queue it here. */
+		scxk_dsq_insert_vtime(p, SCXU_DSQ_SHARED, slice_ns, bpf_ktime_get_ns(), enq_flags);
+		scxk_stat_inc(SCXU_CNT_CONGESTED);
+		wake_usersched(p->cpus_ptr);
+		return;
+	}
+	scxk_stat_inc(SCXU_CNT_QUEUED);
+	wake_usersched(p->cpus_ptr);
+}
+
+struct drain_ctx {
+	u32 budget; /* inserts left in this dispatch call */
+};
+
+static long drain_one(struct bpf_dynptr *dynptr, void *data)
+{
+	struct drain_ctx *ctx = data;
+	struct scxu_dispatch d;
+	struct task_struct *p;
+	struct task_ctx *tctx;
+	u64 slice;
+	s32 cpu = -1;
+	bool ok;
+
+	__sync_fetch_and_add(&nr_drained, 1);
+	if (bpf_dynptr_read(&d, sizeof(d), dynptr, 0, 0)) {
+		scxk_stat_inc(SCXU_CNT_FAILED_DISPATCHES);
+		return 0;
+	}
+	p = bpf_task_from_pid(d.pid);
+	if (!p) {
+		/* Exited since it was queued. */
+		scxk_stat_inc(SCXU_CNT_FAILED_DISPATCHES);
+		return 0;
+	}
+	tctx = scxk_task_storage(&task_ctxs, p, false);
+	if (!tctx || tctx->enq_cnt != d.enq_cnt) {
+		scxk_stat_inc(SCXU_CNT_CANCEL_DISPATCHES);
+		goto out;
+	}
+	tctx->vtime = d.vtime;
+	if (d.cpu != SCXU_CPU_ANY) {
+		if (d.cpu >= 0 && d.cpu < scx_bpf_nr_cpu_ids() &&
+		    bpf_cpumask_test_cpu(d.cpu, p->cpus_ptr))
+			cpu = d.cpu;
+		else
+			scxk_stat_inc(SCXU_CNT_BOUNCE_DISPATCHES);
+	}
+	slice = d.slice_ns ? d.slice_ns : slice_ns;
+	/*
+	 * A chosen CPU gets the task on its local DSQ directly: the kernel
+	 * wakes that CPU itself, so no kick can be lost on the way, and
+	 * answers arrive in the order user space sent them. Local DSQs are
+	 * FIFO; the deadline orders the shared DSQ.
+	 */
+	if (cpu >= 0)
+		ok = scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, 0);
+	else
+		ok = scxk_dsq_insert_vtime(p, SCXU_DSQ_SHARED, slice, d.deadline, 0);
+	if (!ok) {
+		scxk_stat_inc(SCXU_CNT_FAILED_DISPATCHES);
+		goto out;
+	}
+	scxk_stat_inc(SCXU_CNT_USER_DISPATCHES);
+	if (cpu >= 0 && (d.flags & SCXU_DISPATCH_PREEMPT))
+		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	else if (cpu < 0)
+		kick_for(p, -1);
+out:
+	bpf_task_release(p);
+	/* Stop before the kernel's per-dispatch insertion buffer overflows. */
+	return --ctx->budget ? 0 : 1;
+}
+
+void BPF_STRUCT_OPS(scxu_dispatch, s32 cpu, struct task_struct *prev)
+{
+	struct drain_ctx dctx = {.budget = SCXU_DISPATCH_BATCH};
+	bool after_usersched = prev && is_usersched(prev);
+
+	bpf_user_ringbuf_drain(&dispatched, drain_one, &dctx, 0);
+	nr_dsq_waiting = scx_bpf_dsq_nr_queued(SCXU_DSQ_SHARED);
+
+	/*
+	 * The scheduling thread goes first while it has work, except right
+	 * after it yielded here: then the tasks it just placed go first, so a
+	 * busy scheduler thread can never keep a CPU to itself.
+	 */
+	if (!after_usersched && usersched_needed() && scxk_dsq_move_to_local(SCXU_DSQ_SCHED))
+		return;
+	if (scxk_dsq_move_to_local(SCXU_DSQ_SHARED))
+		return;
+	if (usersched_needed())
+		scxk_dsq_move_to_local(SCXU_DSQ_SCHED);
+}
+
+void BPF_STRUCT_OPS(scxu_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx;
+
+	if (!(enq_flags & SCX_ENQ_WAKEUP))
+		return;
+	tctx = scxk_task_storage(&task_ctxs, p, false);
+	if (tctx)
+		tctx->exec_runtime = 0;
+}
+
+void BPF_STRUCT_OPS(scxu_running, struct task_struct *p)
+{
+	struct task_ctx *tctx;
+
+	if (is_usersched(p)) {
+		usersched_cpu = scx_bpf_task_cpu(p);
+		usersched_on_cpu = true;
+		return;
+	}
+	tctx = scxk_task_storage(&task_ctxs, p, false);
+	if (tctx)
+		tctx->start_ts = scxk_now();
+}
+
+void BPF_STRUCT_OPS(scxu_stopping, struct task_struct *p, bool runnable)
+{
+	struct task_ctx *tctx;
+	u64 ran;
+
+	if (is_usersched(p)) {
+		usersched_on_cpu = false;
+		usersched_off_ts = scxk_now();
+		return;
+	}
+	tctx = scxk_task_storage(&task_ctxs, p, false);
+	if (!tctx || !tctx->start_ts)
+		return;
+	ran = scxk_now() - tctx->start_ts;
+	tctx->run_ns += ran;
+	tctx->exec_runtime += ran;
+}
+
+s32 BPF_STRUCT_OPS(scxu_init_task, struct task_struct *p, struct scx_init_task_args *args)
+{
+	return scxk_task_storage(&task_ctxs, p, true) ? 0 : -ENOMEM;
+}
+
+static int heartbeat_fn(void *map, int *key, struct bpf_timer *timer)
+{
+	if (user_exit_err) {
+		scxk_error("user-space scheduler failed (errno %lld)", -user_exit_err);
+		return 0;
+	}
+	/* Signed: the timestamp comes from another CPU's clock. */
+	if (usersched_pid && !usersched_on_cpu && usersched_off_ts &&
+	    (s64)(scxk_now() - usersched_off_ts) > (s64)user_stall_ns) {
+		scxk_error("user-space scheduler stalled: off-CPU for %llu ms",
+			   (scxk_now() - usersched_off_ts) / SCXK_NSEC_PER_MSEC);
+		return 0;
+	}
+	/* Not trusting usersched_on_cpu for work: a lost wakeup must not last. */
+	if (usersched_has_work() || usersched_needed() || scx_bpf_dsq_nr_queued(SCXU_DSQ_SHARED) > 0) {
+		s32 cpu;
+
+		/* Every idle CPU passes through dispatch, which serves the thread. */
+		bpf_for (cpu, 0, scx_bpf_nr_cpu_ids())
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scx_bpf_kick_cpu(usersched_cpu, SCX_KICK_PREEMPT);
+		scxk_stat_inc(SCXU_CNT_HEARTBEATS);
+	} else {
+		s32 cpu;
+
+		/*
+		 * An idle CPU whose local DSQ is not empty missed its wakeup
+		 * (a task kept on it as the last one while it was already
+		 * switching to idle): it would never look at that DSQ again.
+		 */
+		bpf_for (cpu, 0, scx_bpf_nr_cpu_ids())
+			if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu))
+				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
+	bpf_timer_start(timer, SCXU_HEARTBEAT_NS, 0);
+	return 0;
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(scxu_init)
+{
+	struct heartbeat *hb;
+	u32 zero = 0;
+	s32 err;
+
+	if ((err = scxk_topo_init()))
+		return err;
+	if ((err = scx_bpf_create_dsq(SCXU_DSQ_SCHED, -1)) ||
+	    (err = scx_bpf_create_dsq(SCXU_DSQ_SHARED, -1)))
+		return err;
+	hb = bpf_map_lookup_elem(&heartbeat_timer, &zero);
+	if (!hb)
+		return -ENOENT;
+	bpf_timer_init(&hb->timer, &heartbeat_timer, CLOCK_MONOTONIC);
+	bpf_timer_set_callback(&hb->timer, heartbeat_fn);
+	return bpf_timer_start(&hb->timer, SCXU_HEARTBEAT_NS, 0);
+}
+
+void BPF_STRUCT_OPS(scxu_exit, struct scx_exit_info *ei)
+{
+	scxk_uei_record(ei);
+}
+
+/*
+ * Answers libscxuser's scxu_select_cpu(): claim an idle CPU for a task
+ * user space is about to dispatch, with the same preferences as the
+ * wakeup path (idle core first, nearest to where it ran).
+ */
+SEC("syscall")
+int scxu_pick_idle(struct scxu_pick_args *args)
+{
+	struct task_struct *p = bpf_task_from_pid(args->pid);
+
+	if (!p) {
+		args->cpu = -3; /* -ESRCH */
+		return 0;
+	}
+	/* Syscall programs are sleepable: the task's cpumask needs RCU. */
+	bpf_rcu_read_lock();
+	args->cpu = scxk_pick_idle_cpu(p, args->prev_cpu, 0);
+	bpf_rcu_read_unlock();
+	bpf_task_release(p);
+	return 0;
+}
+
+/* .flags and .name are set by the library (SCX_OPS_ENQ_LAST, --partial). */
+/* clang-format off */
+SCXK_OPS_DEFINE(scxu_ops,
+		.select_cpu = (void *)scxu_select_cpu,
+		.enqueue = (void *)scxu_enqueue,
+		.dispatch = (void *)scxu_dispatch,
+		.runnable = (void *)scxu_runnable,
+		.running = (void *)scxu_running,
+		.stopping = (void *)scxu_stopping,
+		.init_task = (void *)scxu_init_task,
+		.init = (void *)scxu_init,
+		.exit = (void *)scxu_exit,
+		.dispatch_max_batch = SCXU_DISPATCH_BATCH,
+		.timeout_ms = SCXU_TIMEOUT_MS,
+		.name = "scxuser");
+/* clang-format on */

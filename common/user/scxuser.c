@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * libscxuser: the user-space half. scxu_main() wraps the scxkit life cycle
+ * (scxk_sched_main) around the library's own BPF backend and runs the
+ * scheduler's schedule() hook on a dedicated thread.
+ *
+ * Page faults are the enemy: a scheduling thread that faults waits for the
+ * kernel, and the kernel's helpers may be waiting to be scheduled by that
+ * very thread. So, before the loop starts: malloc is tuned to never give
+ * memory back or grow by mmap, its heap is grown and touched once, the
+ * stacks are touched, everything is locked (mlockall), the kernel is asked
+ * not to migrate locked pages (vm.compact_unevictable_allowed=0), and the
+ * scheduling thread gets a seccomp filter refusing new mappings. The
+ * process's fault count is sampled at that point; the stats report every
+ * fault after it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include <scxkit/cli.h>
+#include <scxkit/exit.h>
+#include <scxkit/log.h>
+#include <scxkit/sched.h>
+#include <scxuser/arena.h>
+#include <scxuser/scxuser.h>
+
+#include "scxuser_bpf.h"
+#include "scxuser.skel.h"
+
+#define DFL_SLICE_NS	     (5ULL * 1000 * 1000)
+#define DFL_ARENA_BYTES	     (16UL << 20)
+#define DFL_PREEMPT_AFTER_NS (1ULL * 1000 * 1000)
+/*
+ * Heap grown and touched before the loop. The stats thread's JSON and the
+ * loader's bookkeeping live here afterwards; a few MiB is orders of
+ * magnitude more than they use.
+ */
+#define HEAP_PREFAULT_BYTES (8UL << 20)
+/* Main-thread stack touched before mlockall (the lifecycle's own needs are tiny). */
+#define STACK_PREFAULT_BYTES (256UL << 10)
+#define SCHED_THREAD_STACK   (1UL << 20)
+#define SCHED_EXT_POLICY     7 /* SCHED_EXT, not in older libc headers */
+#define COMPACT_SYSCTL	     "/proc/sys/vm/compact_unevictable_allowed"
+
+struct scxu {
+	const struct scxu_sched *s;
+	struct scxu_opts opts;
+	struct scxk_run *run;
+	struct scx_user *skel;
+	struct ring_buffer *rb;
+	struct user_ring_buffer *urb;
+	int pick_fd;
+	int nr_cpus;
+	struct scxu_task *cur; /* where the ring callback copies the record */
+
+	pthread_t thread;
+	bool thread_started;
+	volatile bool stop;
+	volatile int thread_err;
+
+	void *arena_mem;
+	size_t arena_len;
+	struct scxu_arena arena;
+
+	char compact_saved[8];
+	volatile uint64_t pf_base; /* faults at the end of start-up; 0 = not yet */
+	volatile uint64_t dequeued, dispatch_full, nr_scheduled;
+	void *priv;
+};
+
+static struct scxu the_scxu;
+
+uint64_t scxu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t process_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)ru.ru_minflt + ru.ru_majflt;
+}
+
+/* ---- hot path ---------------------------------------------------------- */
+
+static int on_task(void *ctx, void *data, size_t size)
+{
+	struct scxu *u = ctx;
+
+	if (size < sizeof(*u->cur))
+		return 0;
+	memcpy(u->cur, data, sizeof(*u->cur));
+	return 0;
+}
+
+int scxu_dequeue(struct scxu *u, struct scxu_task *t)
+{
+	int n;
+
+	u->cur = t;
+	n = ring_buffer__consume_n(u->rb, 1);
+	if (n <= 0)
+		return n < 0 ? n : -EAGAIN;
+	u->dequeued++;
+	return 0;
+}
+
+int scxu_dispatch(struct scxu *u, const struct scxu_dispatch *d)
+{
+	struct scxu_dispatch *slot;
+
+	if (d->pid <= 0 || (d->cpu != SCXU_CPU_ANY && (d->cpu < 0 || d->cpu >= u->nr_cpus)))
+		return -EINVAL;
+	slot = user_ring_buffer__reserve(u->urb, sizeof(*slot));
+	if (!slot) {
+		u->dispatch_full++;
+		return -ENOSPC;
+	}
+	*slot = *d;
+	user_ring_buffer__submit(u->urb, slot);
+	u->skel->bss->nr_submitted++;
+	return 0;
+}
+
+int scxu_select_cpu(struct scxu *u, int32_t pid, int32_t prev_cpu)
+{
+	struct scxu_pick_args args = {.pid = pid, .prev_cpu = prev_cpu};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	int err;
+
+	if ((err = bpf_prog_test_run_opts(u->pick_fd, &o)))
+		return err < 0 ? err : -err;
+	return args.cpu;
+}
+
+int scxu_notify_complete(struct scxu *u, uint64_t nr_pending)
+{
+	u->nr_scheduled = nr_pending;
+	u->skel->bss->nr_scheduled = nr_pending;
+	sched_yield();
+	return 0;
+}
+
+uint64_t scxu_nr_queued(const struct scxu *u)
+{
+	struct ring *r = ring_buffer__ring(u->rb, 0);
+
+	/* Each record carries an 8-byte header and is 8-byte aligned. */
+	return r ? ring__avail_data_size(r) / (sizeof(struct scxu_task) + 8) : 0;
+}
+
+uint64_t scxu_nr_waiting(const struct scxu *u)
+{
+	return u->skel->bss->nr_dsq_waiting;
+}
+
+int scxu_nr_cpus(const struct scxu *u)
+{
+	return u->nr_cpus;
+}
+
+bool scxu_exited(const struct scxu *u)
+{
+	return u->stop || scxk_exiting() || (u->run->uei && u->run->uei->kind);
+}
+
+void *scxu_alloc(struct scxu *u, size_t size, size_t align)
+{
+	return scxu_arena_alloc(&u->arena, size, align);
+}
+
+void scxu_free(struct scxu *u, void *p)
+{
+	if (p && scxu_arena_free(&u->arena, p))
+		scxk_warn("scxu_free(%p): not a live block of the arena", p);
+}
+
+void *scxu_priv(const struct scxu *u)
+{
+	return u->priv;
+}
+
+void scxu_set_priv(struct scxu *u, void *priv)
+{
+	u->priv = priv;
+}
+
+int scxu_counters_read(struct scxu *u, struct scxu_counters *c)
+{
+	uint64_t v[SCXK_MAX_COUNTERS];
+	int err;
+
+	if (!u->run || !u->run->obj)
+		return -ENODEV;
+	if ((err = scxk_counters_read(u->run->obj, v)))
+		return err;
+	*c = (struct scxu_counters){
+		.user_dispatches = v[SCXU_CNT_USER_DISPATCHES],
+		.kernel_dispatches = v[SCXU_CNT_KERNEL_DISPATCHES],
+		.cancel_dispatches = v[SCXU_CNT_CANCEL_DISPATCHES],
+		.bounce_dispatches = v[SCXU_CNT_BOUNCE_DISPATCHES],
+		.failed_dispatches = v[SCXU_CNT_FAILED_DISPATCHES],
+		.congested = v[SCXU_CNT_CONGESTED],
+		.queued = v[SCXU_CNT_QUEUED],
+		.heartbeats = v[SCXU_CNT_HEARTBEATS],
+		.dequeued = u->dequeued,
+		.dispatch_full = u->dispatch_full,
+		.nr_scheduled = u->nr_scheduled,
+		.page_faults = u->pf_base ? process_faults() - u->pf_base : 0,
+	};
+	return 0;
+}
+
+/* ---- never fault: memory set-up --------------------------------------- */
+
+static void tune_malloc(void)
+{
+	/*
+	 * One arena (threads would otherwise get their own, mapped lazily),
+	 * no trimming, and large blocks from the heap rather than fresh mmaps.
+	 */
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TOP_PAD, 1 << 20);
+}
+
+static void __attribute__((noinline)) touch_stack(void)
+{
+	volatile char buf[STACK_PREFAULT_BYTES];
+
+	memset((char *)buf, 0, sizeof(buf));
+}
+
+static int lock_memory(struct scxu *u)
+{
+	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
+	void *p;
+	int fd;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &unlimited))
+		return scxk_err(-errno, "cannot lift RLIMIT_MEMLOCK");
+	p = malloc(HEAP_PREFAULT_BYTES);
+	if (!p)
+		return scxk_err(-ENOMEM, "cannot grow the heap by %lu MiB",
+				HEAP_PREFAULT_BYTES >> 20);
+	memset(p, 0, HEAP_PREFAULT_BYTES);
+	free(p);
+	touch_stack();
+
+	u->arena_len = u->opts.arena_bytes;
+	u->arena_mem = mmap(NULL, u->arena_len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (u->arena_mem == MAP_FAILED) {
+		u->arena_mem = NULL;
+		return scxk_err(-errno, "cannot map a %zu-byte arena", u->arena_len);
+	}
+	if (scxu_arena_init(&u->arena, u->arena_mem, u->arena_len))
+		return scxk_err(-EINVAL, "arena of %zu bytes is too small", u->arena_len);
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		return scxk_err(-errno, "cannot lock the scheduler's memory (mlockall)");
+
+	/* Compaction may move even locked pages, which then fault on access. */
+	fd = open(COMPACT_SYSCTL, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, u->compact_saved, sizeof(u->compact_saved) - 1);
+
+		u->compact_saved[n > 0 ? n : 0] = '\0';
+		if (n > 0 && (lseek(fd, 0, SEEK_SET) || write(fd, "0\n", 2) != 2))
+			u->compact_saved[0] = '\0';
+		close(fd);
+	}
+	return 0;
+}
+
+static void restore_sysctl(struct scxu *u)
+{
+	int fd;
+
+	if (!u->compact_saved[0])
+		return;
+	fd = open(COMPACT_SYSCTL, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, u->compact_saved, strlen(u->compact_saved)) < 0)
+			scxk_warn("cannot restore %s", COMPACT_SYSCTL);
+		close(fd);
+	}
+	u->compact_saved[0] = '\0';
+}
+
+/*
+ * This thread may no longer create mappings: brk, mmap and mremap fail
+ * with EPERM, so an allocation that would need fresh (faulting) memory
+ * fails instead. Other threads are not affected (no TSYNC).
+ */
+static int forbid_new_mappings(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_brk, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mremap, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return -errno;
+	return 0;
+}
+
+/* ---- the scheduling thread -------------------------------------------- */
+
+static void *sched_thread(void *arg)
+{
+	struct scxu *u = arg;
+	int err = 0;
+
+	u->skel->bss->usersched_pid = (int32_t)syscall(SYS_gettid);
+	if (u->run->common.partial) {
+		/* With --partial only SCHED_EXT tasks are ours: this one must be. */
+		struct sched_param sp = {0};
+
+		if (sched_setscheduler(0, SCHED_EXT_POLICY, &sp)) {
+			err = scxk_err(-errno, "cannot move the scheduling thread to SCHED_EXT");
+			goto out;
+		}
+	}
+	if (u->s->init && (err = u->s->init(u)))
+		goto out;
+	if ((err = forbid_new_mappings()))
+		scxk_warn("seccomp unavailable (%s): allocations are not fenced", strerror(-err));
+	err = 0;
+	u->pf_base = process_faults() ?: 1;
+
+	while (!scxu_exited(u)) {
+		if ((err = u->s->schedule(u)))
+			break;
+	}
+out:
+	if (err && !u->stop) {
+		scxk_log(SCXK_LOG_ERROR, "%s: scheduling stopped: %s", u->s->name, strerror(-err));
+		u->thread_err = err;
+		/* The heartbeat turns this into a kernel-side exit with the reason. */
+		u->skel->bss->user_exit_err = err;
+	}
+	u->skel->bss->usersched_pid = 0;
+	return NULL;
+}
+
+/* ---- life cycle hooks --------------------------------------------------- */
+
+static int hook_validate(struct scxk_run *run)
+{
+	struct scxu *u = &the_scxu;
+
+	if (u->s->validate && u->s->validate())
+		return -EINVAL;
+	if (u->s->opts)
+		u->opts = *u->s->opts;
+	if (!u->opts.slice_ns)
+		u->opts.slice_ns = DFL_SLICE_NS;
+	if (!u->opts.arena_bytes)
+		u->opts.arena_bytes = DFL_ARENA_BYTES;
+	if (!u->opts.preempt_after_ns)
+		u->opts.preempt_after_ns = DFL_PREEMPT_AFTER_NS;
+	return 0;
+}
+
+static int hook_open(struct scxk_run *run)
+{
+	struct scxu *u = &the_scxu;
+	struct scx_user *skel;
+
+	tune_malloc();
+	skel = scx_user__open();
+	if (!skel)
+		return scxk_err(-errno, "cannot open libscxuser's BPF object");
+	run->skel = skel;
+	run->obj = skel->obj;
+	run->skeleton = skel->skeleton;
+	u->skel = skel;
+	u->run = run;
+	return 0;
+}
+
+/*
+ * The ops name is what /sys/kernel/sched_ext/root/ops shows; every binary
+ * built on the library has its own. Skeletons do not expose char arrays,
+ * so the member is found through BTF.
+ */
+static int set_ops_name(struct bpf_object *obj, struct bpf_map *map, const char *name)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_member *m;
+	const struct btf_type *t;
+	size_t size;
+	char *data = bpf_map__initial_value(map, &size);
+	int id = btf ? btf__find_by_name_kind(btf, "sched_ext_ops", BTF_KIND_STRUCT) : -ENOENT;
+
+	if (!data || id < 0)
+		return scxk_err(-ENOENT, "no sched_ext_ops in libscxuser's BPF object");
+	t = btf__type_by_id(btf, id);
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		size_t off = btf_member_bit_offset(t, i) / 8;
+		long msize = btf__resolve_size(btf, m->type);
+
+		if (strcmp(btf__name_by_offset(btf, m->name_off), "name"))
+			continue;
+		if (msize <= 0 || off + msize > size || strlen(name) >= (size_t)msize)
+			return scxk_err(-EINVAL, "scheduler name \"%s\" does not fit", name);
+		memset(data + off, 0, msize);
+		memcpy(data + off, name, strlen(name));
+		return 0;
+	}
+	return scxk_err(-ENOENT, "sched_ext_ops has no name member");
+}
+
+static int hook_configure(struct scxk_run *run)
+{
+	struct scxu *u = &the_scxu;
+	struct scx_user *skel = u->skel;
+	uint64_t timeout_ms;
+	uint64_t flags = 2; /* SCX_OPS_ENQ_LAST: the scheduling thread must be able to idle */
+
+	skel->rodata->slice_ns = u->opts.slice_ns;
+	skel->rodata->builtin_idle = u->opts.builtin_idle;
+	skel->rodata->preempt_after_ns = u->opts.preempt_after_ns;
+	/* The same bound the kernel's watchdog gets (validated by the lifecycle). */
+	if (getenv("SCX_TIMEOUT_MS") && !scxk_parse_u64(getenv("SCX_TIMEOUT_MS"), &timeout_ms) &&
+	    timeout_ms > 0 && timeout_ms <= SCXU_TIMEOUT_MS)
+		skel->rodata->user_stall_ns = timeout_ms * 1000000ULL;
+	if (run->common.partial)
+		flags |= 8; /* SCX_OPS_SWITCH_PARTIAL */
+	skel->struct_ops.scxu_ops->flags = flags;
+	return set_ops_name(skel->obj, skel->maps.scxu_ops, u->s->name);
+}
+
+static int hook_attached(struct scxk_run *run)
+{
+	struct scxu *u = &the_scxu;
+	pthread_attr_t attr;
+	int err;
+
+	u->stop = false;
+	u->thread_err = 0;
+	u->pf_base = 0;
+	u->nr_cpus = libbpf_num_possible_cpus();
+	if (u->nr_cpus <= 0)
+		return scxk_err(u->nr_cpus ?: -EINVAL, "cannot count the possible CPUs");
+	u->pick_fd = bpf_program__fd(u->skel->progs.scxu_pick_idle);
+	u->rb = ring_buffer__new(bpf_map__fd(u->skel->maps.queued), on_task, u, NULL);
+	if (!u->rb)
+		return scxk_err(-errno, "cannot map the queued-task ring");
+	u->urb = user_ring_buffer__new(bpf_map__fd(u->skel->maps.dispatched), NULL);
+	if (!u->urb)
+		return scxk_err(-errno, "cannot map the dispatch ring");
+	if ((err = lock_memory(u)))
+		return err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, SCHED_THREAD_STACK);
+	err = pthread_create(&u->thread, &attr, sched_thread, u);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return scxk_err(-err, "cannot start the scheduling thread");
+	u->thread_started = true;
+	return 0;
+}
+
+static void hook_destroy(struct scxk_run *run)
+{
+	struct scxu *u = &the_scxu;
+
+	u->stop = true;
+	if (u->thread_started) {
+		pthread_join(u->thread, NULL);
+		u->thread_started = false;
+	}
+	restore_sysctl(u);
+	ring_buffer__free(u->rb);
+	user_ring_buffer__free(u->urb);
+	u->rb = NULL;
+	u->urb = NULL;
+	if (u->arena_mem)
+		munmap(u->arena_mem, u->arena_len);
+	u->arena_mem = NULL;
+	scx_user__destroy(u->skel);
+	u->skel = NULL;
+	u->run = NULL;
+}
+
+/* ---- stats ------------------------------------------------------------- */
+
+static const struct scxk_stat_desc lib_fields[] = {
+	{"nr_queued", SCXK_STAT_U64, "tasks waiting in the ring for the user-space scheduler"},
+	{"nr_scheduled", SCXK_STAT_U64, "tasks the user-space scheduler holds back"},
+	{"nr_waiting", SCXK_STAT_U64, "dispatched tasks waiting in the shared queue"},
+	{"nr_user_dispatches", SCXK_STAT_U64, "decisions taken in user space (since attach)"},
+	{"nr_kernel_dispatches", SCXK_STAT_U64,
+	 "decisions taken in BPF: idle CPU on wakeup, per-CPU kthread, last task"},
+	{"nr_cancel_dispatches", SCXK_STAT_U64, "stale answers dropped (task queued again)"},
+	{"nr_bounce_dispatches", SCXK_STAT_U64, "answers naming a CPU the task may not use"},
+	{"nr_failed_dispatches", SCXK_STAT_U64, "answers for tasks that were gone"},
+	{"nr_sched_congested", SCXK_STAT_U64, "tasks queued in BPF because the ring was full"},
+	{"nr_heartbeats", SCXK_STAT_U64, "heartbeat kicks that found work pending"},
+	{"nr_page_faults", SCXK_STAT_U64, "page faults of the scheduler process since start-up"},
+	{"events_per_s", SCXK_STAT_FLOAT,
+	 "tasks handled by the user-space side per second since this client's previous read"},
+};
+#define NR_LIB_FIELDS (sizeof(lib_fields) / sizeof(lib_fields[0]))
+
+struct stats_state {
+	uint64_t dequeued, ts;
+};
+
+static void *stats_open(void *arg)
+{
+	return calloc(1, sizeof(struct stats_state));
+}
+
+static void stats_close(void *state, void *arg)
+{
+	free(state);
+}
+
+static int stats_collect(json_t *out, void *state, void *arg)
+{
+	struct scxu *u = &the_scxu;
+	struct stats_state *st = state;
+	struct scxu_counters c;
+	uint64_t now = scxu_now_ns();
+	double rate = 0;
+	int err;
+
+	if ((err = scxu_counters_read(u, &c)))
+		return err;
+	if (st->ts && now > st->ts)
+		rate = (c.dequeued - st->dequeued) * 1e9 / (double)(now - st->ts);
+	st->dequeued = c.dequeued;
+	st->ts = now;
+	json_object_set_new(out, "nr_queued", json_integer(scxu_nr_queued(u)));
+	json_object_set_new(out, "nr_scheduled", json_integer(c.nr_scheduled));
+	json_object_set_new(out, "nr_waiting", json_integer(scxu_nr_waiting(u)));
+	json_object_set_new(out, "nr_user_dispatches", json_integer(c.user_dispatches));
+	json_object_set_new(out, "nr_kernel_dispatches", json_integer(c.kernel_dispatches));
+	json_object_set_new(out, "nr_cancel_dispatches", json_integer(c.cancel_dispatches));
+	json_object_set_new(out, "nr_bounce_dispatches", json_integer(c.bounce_dispatches));
+	json_object_set_new(out, "nr_failed_dispatches", json_integer(c.failed_dispatches));
+	json_object_set_new(out, "nr_sched_congested", json_integer(c.congested));
+	json_object_set_new(out, "nr_heartbeats", json_integer(c.heartbeats));
+	json_object_set_new(out, "nr_page_faults", json_integer(c.page_faults));
+	json_object_set_new(out, "events_per_s", json_real(rate));
+	return u->s->collect ? u->s->collect(u, out) : 0;
+}
+
+int scxu_main(const struct scxu_sched *s, int argc, char **argv)
+{
+	static struct scxk_stats_ops stats;
+	static struct scxk_sched ks;
+	struct scxk_stat_desc *fields;
+	size_t n = NR_LIB_FIELDS + s->nr_stats;
+
+	if (!s->name || !s->cli || !s->schedule)
+		return scxk_err(SCXK_EXIT_USAGE, "scxu_main: name, cli and schedule are required");
+	the_scxu = (struct scxu){.s = s, .opts = {.builtin_idle = true}};
+	fields = calloc(n, sizeof(*fields));
+	if (!fields)
+		return 1;
+	memcpy(fields, lib_fields, sizeof(lib_fields));
+	if (s->nr_stats)
+		memcpy(fields + NR_LIB_FIELDS, s->stats, s->nr_stats * sizeof(*fields));
+	stats = (struct scxk_stats_ops){
+		.name = "Metrics",
+		.desc = s->cli->prog,
+		.fields = fields,
+		.nr_fields = n,
+		.open = stats_open,
+		.close = stats_close,
+		.collect = stats_collect,
+	};
+	ks = (struct scxk_sched){
+		.name = s->name,
+		.cli = s->cli,
+		.validate = hook_validate,
+		.open = hook_open,
+		.configure = hook_configure,
+		.attached = hook_attached,
+		.destroy = hook_destroy,
+		.stats = &stats,
+	};
+	n = scxk_sched_main(&ks, argc, argv);
+	free(fields);
+	return (int)n;
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* scx_strata's layer config: upstream-shaped configs parse, malformed ones fail precisely. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+static struct strata_config cfg;
+static char err[STRATA_ERR_LEN];
+
+static int load(const char *name)
+{
+	char spec[512];
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	err[0] = 0;
+	snprintf(spec, sizeof(spec), "f:%s/%s", FIXTURE_DIR, name);
+	ret = strata_config_add_spec(&cfg, spec, err, sizeof(err));
+	if (!ret)
+		ret = strata_config_finish(&cfg, err, sizeof(err));
+	return ret;
+}
+
+static void test_layered_readme(void **state)
+{
+	(void)state;
+	assert_int_equal(load("layered-readme.json"), 0);
+	assert_int_equal(cfg.nr_layers, 3);
+	assert_string_equal(cfg.layers[0].name, "batch");
+	assert_int_equal(cfg.layers[0].kind, STRATA_CONFINED);
+	assert_int_equal(cfg.layers[0].nr_ors, 2);
+	assert_int_equal(cfg.layers[0].m[0][0].kind, STRATA_M_CGROUP);
+	assert_int_equal(cfg.layers[0].m[0][0].cg, STRATA_CG_PREFIX);
+	assert_string_equal(cfg.layers[0].m[0][0].str, "system.slice/");
+	assert_int_equal(cfg.layers[0].m[1][0].kind, STRATA_M_NICE_ABOVE);
+	assert_int_equal(cfg.layers[0].m[1][0].val, 0);
+	assert_true(cfg.layers[0].has_cpus_range);
+	assert_int_equal(cfg.layers[0].cpus_max, 16);
+	assert_true(cfg.layers[0].util_lo == 0.8 && cfg.layers[0].util_hi == 0.9);
+	assert_int_equal(cfg.layers[1].kind, STRATA_OPEN);
+	assert_int_equal(cfg.layers[1].nr_ands[0], 2);
+	assert_true(cfg.layers[1].preempt && cfg.layers[1].exclusive && !cfg.layers[1].preempt_first);
+	assert_true(cfg.layers[1].yield_ignore == 0.25);
+	assert_int_equal(cfg.layers[1].min_exec_us, 100);
+	assert_int_equal(cfg.layers[2].kind, STRATA_GROUPED);
+	assert_true(strata_layer_matches_all(&cfg.layers[2]));
+	/* defaults */
+	assert_int_equal(cfg.layers[2].weight, STRATA_DFL_WEIGHT);
+	assert_int_equal(cfg.layers[2].growth, STRATA_GROW_STICKY);
+	assert_int_equal(cfg.nr_warnings, 0);
+}
+
+static void test_layered_builtin_example(void **state)
+{
+	(void)state;
+	assert_int_equal(load("layered-builtin-example.json"), 0);
+	assert_int_equal(cfg.nr_layers, 4);
+	assert_int_equal(cfg.layers[2].growth, STRATA_GROW_TOPO);
+	assert_int_equal(cfg.layers[3].growth, STRATA_GROW_LINEAR);
+	assert_int_equal(cfg.layers[2].slice_us, 800);
+	assert_int_equal(cfg.layers[0].perf, 1024);
+	assert_int_equal(cfg.layers[2].m[1][0].kind, STRATA_M_PCOMM_PREFIX);
+	/* deprecated and tuning-only fields are accepted, each with a warning */
+	assert_int_equal(cfg.nr_warnings, 5);
+	assert_non_null(strstr(cfg.warnings[0], "$[0].kind.Confined.allow_node_aligned"));
+}
+
+static void test_every_matcher(void **state)
+{
+	const struct strata_layer_cfg *l;
+
+	(void)state;
+	assert_int_equal(load("every-matcher.json"), 0);
+	l = &cfg.layers[0];
+	assert_int_equal(l->m[0][0].kind, STRATA_M_UID);
+	assert_int_equal(l->m[0][0].val, 1000);
+	assert_int_equal(l->m[0][1].kind, STRATA_M_GID);
+	assert_int_equal(l->m[1][0].kind, STRATA_M_PID);
+	assert_int_equal(l->m[2][0].kind, STRATA_M_PPID);
+	assert_int_equal(l->m[2][1].kind, STRATA_M_KTHREAD);
+	assert_int_equal(l->m[2][1].val, 1);
+	assert_int_equal(l->m[3][0].kind, STRATA_M_TGID);
+	assert_int_equal(l->m[3][1].kind, STRATA_M_GROUP_LEADER);
+	assert_int_equal(l->m[3][1].val, 0);
+	assert_int_equal(l->placement, STRATA_PLACE_STICKY);
+	assert_true(l->fifo);
+	l = &cfg.layers[1];
+	assert_int_equal(l->m[0][0].kind, STRATA_M_COMM_PREFIX_EXCL);
+	assert_int_equal(l->m[0][1].kind, STRATA_M_PCOMM_PREFIX_EXCL);
+	assert_int_equal(l->m[0][2].kind, STRATA_M_NICE_EQUALS);
+	assert_int_equal(l->m[0][2].val, -5);
+	assert_int_equal(l->m[0][3].cg, STRATA_CG_SUFFIX);
+	assert_int_equal(l->m[0][4].cg, STRATA_CG_CONTAINS);
+	assert_true(l->has_cpus_frac && l->frac_lo == 0.25 && l->frac_hi == 0.5);
+	assert_true(l->protect && l->idle_confined);
+	assert_int_equal(l->growth, STRATA_GROW_ROUND_ROBIN);
+	assert_int_equal(l->nr_nodes, 1);
+	assert_int_equal(l->nr_llcs, 2);
+	assert_int_equal(l->llcs[1], 2);
+	assert_int_equal(cfg.layers[2].growth, STRATA_GROW_BIG_LITTLE);
+	assert_int_equal(cfg.layers[2].placement, STRATA_PLACE_FLOATING);
+	assert_int_equal(cfg.layers[3].growth, STRATA_GROW_LITTLE_BIG);
+	assert_int_equal(cfg.layers[3].weight, STRATA_DFL_WEIGHT); /* 0 means the default */
+	assert_int_equal(cfg.layers[4].growth, STRATA_GROW_REVERSE);
+}
+
+static const struct {
+	const char *file, *want;
+} bad[] = {
+	{ "bad-01-not-array.json", "$: expected an array of layers, got an object" },
+	{ "bad-02-empty.json", "$: no layers" },
+	{ "bad-03-syntax.json", "invalid JSON at line 1 column 14" },
+	{ "bad-04-layer-not-object.json", "$[0]: expected a layer object, got an integer" },
+	{ "bad-05-missing-name.json", "$[0]: missing field \"name\"" },
+	{ "bad-06-name-type.json", "$[0].name: expected a string, got an integer" },
+	{ "bad-07-unknown-layer-field.json", "$[0].colour: unknown field" },
+	{ "bad-08-unknown-kind.json", "$[0].kind.Closed: unknown layer kind" },
+	{ "bad-09-unknown-kind-field.json", "$[0].kind.Open.speed: unknown field" },
+	{ "bad-10-wrong-type-bool.json", "$[0].kind.Open.preempt: expected a boolean, got a string" },
+	{ "bad-11-wrong-type-int.json", "$[0].kind.Open.slice_us: expected an integer, got a number" },
+	{ "bad-12-util-inverted.json", "$[0].kind.Confined.util_range: inverted range [0.9, 0.1]" },
+	{ "bad-13-util-empty.json", "$[0].kind.Confined.util_range: empty range [0.5, 0.5]" },
+	{ "bad-14-cpus-inverted.json", "$[0].kind.Grouped.cpus_range: inverted range [4, 2]" },
+	{ "bad-15-cpus-empty.json", "$[0].kind.Grouped.cpus_range: empty range [0, 0]" },
+	{ "bad-16-range-and-frac.json", "$[0].kind.Confined: cpus_range and cpus_range_frac conflict" },
+	{ "bad-17-no-util-range.json", "$[0].kind.Confined: util_range is required for Confined layers" },
+	{ "bad-18-last-not-catchall.json", "the last layer \"a\" must be a catch-all" },
+	{ "bad-19-early-catchall.json", "layer \"a\" (#0) matches every task" },
+	{ "bad-20-unknown-matcher.json", "$[0].matches[0][0].CommSuffix: unknown matcher" },
+	{ "bad-21-unsupported-matcher.json",
+	  "$[0].matches[0][0].CgroupRegex: matcher not supported by scx_strata" },
+	{ "bad-22-nice-range.json", "$[0].matches[0][0].NiceAbove: 25 is out of range [-20, 19]" },
+	{ "bad-23-comm-too-long.json", "CommPrefix: \"abcdefghijklmnopq\" is longer than 15 characters" },
+	{ "bad-24-duplicate-name.json", "$[1].name: duplicate layer name \"a\"" },
+	{ "bad-25-open-util-range.json", "$[0].kind.Open.util_range: not a field of Open layers" },
+	{ "bad-26-growth-unknown.json", "$[0].kind.Open.growth_algo: unknown growth algorithm \"Sideways\"" },
+	{ "bad-27-growth-unsupported.json", "growth algorithm \"NodeSpread\" is not supported by scx_strata" },
+	{ "bad-28-preempt-first-alone.json", "$[0].kind.Open: preempt_first conflicts with preempt=false" },
+	{ "bad-29-weight-range.json", "$[0].kind.Open.weight: 20000 is out of range [0, 10000]" },
+	{ "bad-30-template.json", "$[0].template: field not supported by scx_strata" },
+	{ "bad-31-matcher-two-keys.json", "$[0].matches[0][0]: a matcher is an object with exactly one key" },
+	{ "bad-32-no-or-groups.json", "$[0].matches: no AND block" },
+	{ "bad-33-util-above-one.json", "$[0].kind.Confined.util_range[1]: 1.5 is out of range [0, 1]" },
+	{ "bad-34-too-many-layers.json", "$[16]: more than 16 layers" },
+	{ "bad-35-idle-confined-on-confined.json",
+	  "$[0].kind.Confined.idle_confined: not a field of Confined layers" },
+	{ "bad-36-duplicate-key.json", "duplicate object key" },
+};
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int ret = load(bad[i].file);
+
+		if (ret != -EINVAL || !strstr(err, bad[i].want))
+			fail_msg("%s: ret %d, error '%s', want '%s'", bad[i].file, ret, err, bad[i].want);
+		/* the message names the file it came from, or the layer at fault */
+		if (!strstr(err, bad[i].file) && !strstr(err, "layer \""))
+			fail_msg("%s: error '%s' names neither file nor layer", bad[i].file, err);
+	}
+}
+
+static void test_inline_and_sources(void **state)
+{
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(strata_config_add_spec(&cfg, "[{\"name\":\"a\",\"matches\":[[{\"PIDEquals\":1}]],"
+						       "\"kind\":{\"Open\":{}}}]", err, sizeof(err)), 0);
+	/* specs concatenate; the second one's errors name it */
+	assert_int_equal(strata_config_add_spec(&cfg, "[{\"name\":\"b\",\"matches\":[[]],"
+						       "\"kind\":{\"Open\":{\"fifo\":1}}}]", err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "inline spec 2: $[0].kind.Open.fifo: expected a boolean"));
+	assert_int_equal(strata_config_add_spec(&cfg, "[{\"name\":\"b\",\"matches\":[[]],"
+						       "\"kind\":{\"Open\":{}}}]", err, sizeof(err)), 0);
+	assert_int_equal(strata_config_finish(&cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nr_layers, 2);
+	assert_int_equal(strata_config_add_spec(&cfg, "file:/nonexistent/x.json", err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/x.json: cannot read"));
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(strata_config_finish(&cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no layer config"));
+}
+
+/* --print-and-exit output is itself a valid config that expands to the same thing. */
+static void test_roundtrip(void **state)
+{
+	static struct strata_config a;
+	json_t *j1, *j2;
+	char *text;
+
+	(void)state;
+	const char *files[] = { "layered-readme.json", "every-matcher.json",
+				"layered-builtin-example.json" };
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(load(files[i]), 0);
+		a = cfg;
+		j1 = strata_config_to_json(&a);
+		text = json_dumps(j1, 0);
+		memset(&cfg, 0, sizeof(cfg));
+		assert_int_equal(strata_config_add_json(&cfg, text, "printed", err, sizeof(err)), 0);
+		assert_int_equal(strata_config_finish(&cfg, err, sizeof(err)), 0);
+		j2 = strata_config_to_json(&cfg);
+		assert_true(json_equal(j1, j2));
+		free(text);
+		json_decref(j1);
+		json_decref(j2);
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(strata_config_add_json(&cfg, strata_example_config, "example", err,
+						sizeof(err)), 0);
+	assert_int_equal(strata_config_finish(&cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.nr_layers, 4);
+}
+
+static void test_cgroup_match(void **state)
+{
+	struct strata_match_cfg m = { .kind = STRATA_M_CGROUP };
+
+	(void)state;
+	m.cg = STRATA_CG_PREFIX;
+	strcpy(m.str, "system.slice/");
+	assert_true(strata_cgroup_match(&m, "system.slice/sshd.service/"));
+	assert_false(strata_cgroup_match(&m, "system.slice2/"));
+	assert_false(strata_cgroup_match(&m, "user.slice/system.slice/"));
+	strcpy(m.str, "/system.slice/"); /* a leading slash is accepted too */
+	assert_true(strata_cgroup_match(&m, "system.slice/a/"));
+	m.cg = STRATA_CG_SUFFIX;
+	strcpy(m.str, "app.service/");
+	assert_true(strata_cgroup_match(&m, "system.slice/app.service/"));
+	assert_false(strata_cgroup_match(&m, "system.slice/app.service/child/"));
+	m.cg = STRATA_CG_CONTAINS;
+	strcpy(m.str, "db");
+	assert_true(strata_cgroup_match(&m, "work.slice/mydb.scope/"));
+	assert_false(strata_cgroup_match(&m, ""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layered_readme),
+		cmocka_unit_test(test_layered_builtin_example),
+		cmocka_unit_test(test_every_matcher),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_inline_and_sources),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_cgroup_match),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# rel-smoke.sh NAME [FLAGS...] - the short run every scheduler gets on every
+# kernel of the matrix (tools/kernel-matrix) and under the sanitizers
+# (tools/asan-check): load and verify, attach, a few seconds of mixed load,
+# stats, clean detach. It also prints each BPF program's verified
+# instruction count (loader -v) as "# VERIFIED kernel sched prog insns" lines and fails
+# when one comes within 10% of the verifier's limit.
+. ./lib.sh
+name=${1:-minimal}
+[ $# -gt 0 ] && shift
+flags="$*"
+bin=scx_$name
+# The verifier's budget per program (BPF_COMPLEXITY_LIMIT_INSNS) and the
+# share of it we accept before calling a program too close to the edge.
+insn_limit=1000000
+insn_max=$((insn_limit * 9 / 10))
+[ -d $SCX ] || skip_all "kernel without sched_ext"
+command -v "$bin" >/dev/null || skip_all "$bin not in this build"
+kver=$(uname -r)
+diag "$bin $flags on $(nproc) CPUs, kernel $kver"
+
+# -v: the loader then logs each program's verified_insns (bpf_prog_info).
+check "loads, passes the verifier and attaches" start_sched $bin -v $flags || done_testing
+like "root/ops names it" "$(ops)" "^$name"
+
+sed -n "s/^.*debug: BPF program \([^:]*\): \([0-9]*\) verified instructions$/VERIFIED $kver $name \1 \2/p" \
+	$SCHED_LOG >/tmp/verified.txt
+sed 's/^/# /' /tmp/verified.txt
+check "verified instruction counts reported" [ -s /tmp/verified.txt ]
+worst=$(awk 'BEGIN { m = 0 } $5 > m { m = $5 } END { print m }' /tmp/verified.txt)
+check "every program below 90% of the verifier limit (largest: $worst)" [ "$worst" -lt $insn_max ]
+
+check "runs mixed load" sh -c "hackbench -g 2 -l 50 >/dev/null 2>&1 &&
+	stress-ng --cpu $(nproc) --fork 1 --pipe 1 --timeout 5s -q"
+check "still attached" sched_alive
+out=$(timeout 20 $bin --monitor 0.2 --monitor-count 1 2>&1)
+is "stats readable" $? 0
+stop_sched INT
+is "SIGINT detaches with exit 0" "$SCHED_RC" 0
+is "state back to disabled" "$(state)" disabled
+# Sanitizer builds: any report in the loader's output is a failure.
+check "no sanitizer report" sh -c "! grep -E 'Sanitizer|runtime error:' $SCHED_LOG"
+done_testing
