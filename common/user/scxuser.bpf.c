@@ -24,8 +24,9 @@
  * them, like the ones that resolve page faults, are what user space waits
  * for). A heartbeat timer kicks the scheduler thread so that work queued
  * while no CPU passed through dispatch is never forgotten; if user space
- * stops altogether, the kernel's watchdog ejects the scheduler and every
- * task returns to the default scheduler.
+ * stops altogether, the heartbeat (or, whichever is first, the kernel's
+ * watchdog) ejects the scheduler and every task returns to the default
+ * scheduler.
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/sched_math.h>

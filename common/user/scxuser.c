@@ -363,7 +363,15 @@ static void *sched_thread(void *arg)
 	err = 0;
 	u->pf_base = process_faults() ?: 1;
 
-	while (!scxu_exited(u)) {
+	/*
+	 * Not scxu_exited(): on SIGINT the loader's main thread still has to
+	 * be scheduled to detach, and it goes through this loop like every
+	 * other task. Stopping at the signal stranded it in the ring until
+	 * the watchdog ejected us (exit 1 instead of a clean detach). Run
+	 * until the main thread, already detaching, says stop, or until the
+	 * kernel has taken the tasks back.
+	 */
+	while (!u->stop && !(u->run->uei && u->run->uei->kind)) {
 		if ((err = u->s->schedule(u)))
 			break;
 	}

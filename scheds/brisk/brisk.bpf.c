@@ -159,8 +159,9 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 		awake = budget;
 	/* Light tasks race ahead of the clock; keep them within reach. */
 	tctx->vtime = brisk_vtime_ceil(tctx->vtime, vtime_now, budget < slice_lag ? budget : slice_lag);
+	tctx->vtime = brisk_place(tctx->vtime, vtime_now, lag, 1, p->scx.weight);
 
-	tctx->deadline = brisk_deadline(tctx->vtime, vtime_now, awake, lag, 1, p->scx.weight);
+	tctx->deadline = tctx->vtime + awake;
 	return tctx->deadline;
 }
 

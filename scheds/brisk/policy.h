@@ -90,6 +90,23 @@ static inline u64 brisk_vtime_ceil(u64 vtime, u64 vtime_now, u64 lead)
 }
 
 /**
+ * brisk_place - a waking task's vruntime: at most lag_scale * slice_lag
+ * (scaled up for heavy tasks) behind the clock
+ *
+ * The caller stores the result as the task's vruntime. Only lifting the
+ * queue key would leave sleepers' vruntimes far behind; then no task that
+ * runs moves the clock (the maximum running vruntime) forward, and a task
+ * once ahead of it waits for as long as a storm lasts.
+ */
+static inline u64 brisk_place(u64 vtime, u64 vtime_now, u64 slice_lag, u64 lag_scale, u32 weight)
+{
+	u64 credit = scxk_scale_by_weight(slice_lag * lag_scale,
+					  weight > SCXK_WEIGHT_DFL ? weight : SCXK_WEIGHT_DFL);
+
+	return scxk_vtime_floor(vtime, vtime_now, credit);
+}
+
+/**
  * brisk_deadline - a task's place in the queue: its vruntime, held back by
  * at most lag_scale * slice_lag of sleep credit, plus the weighted runtime
  * it has used since it last woke up
@@ -109,10 +126,7 @@ static inline u64 brisk_vtime_ceil(u64 vtime, u64 vtime_now, u64 lead)
 static inline u64 brisk_deadline(u64 vtime, u64 vtime_now, u64 awake_vtime, u64 slice_lag,
 				 u64 lag_scale, u32 weight)
 {
-	u64 credit = scxk_scale_by_weight(slice_lag * lag_scale,
-					  weight > SCXK_WEIGHT_DFL ? weight : SCXK_WEIGHT_DFL);
-
-	return scxk_vtime_floor(vtime, vtime_now, credit) + awake_vtime;
+	return brisk_place(vtime, vtime_now, slice_lag, lag_scale, weight) + awake_vtime;
 }
 
 /**

@@ -46,6 +46,21 @@ static void test_lag_budget_bounds_storm_wait(void **state)
 	assert_true(brisk_lag_budget(3, 0) > 0);
 }
 
+static void test_place_is_deadline_without_awake(void **state)
+{
+	u64 now = 1000 * MS;
+
+	(void)state;
+	/* A long sleeper comes back one credit behind the clock, no further. */
+	assert_true(brisk_place(10 * MS, now, 40 * MS, 2, 100) == now - 80 * MS);
+	assert_true(brisk_place(now - MS, now, 40 * MS, 2, 100) == now - MS);
+	assert_true(brisk_deadline(10 * MS, now, 3 * MS, 40 * MS, 2, 100) ==
+		    brisk_place(10 * MS, now, 40 * MS, 2, 100) + 3 * MS);
+	/* Heavy tasks get proportionally more credit, light ones no less. */
+	assert_true(brisk_place(0, now, 40 * MS, 1, 200) == now - 80 * MS);
+	assert_true(brisk_place(0, now, 40 * MS, 1, 1) == now - 40 * MS);
+}
+
 static void test_vtime_ceil(void **state)
 {
 	u64 now = 1000 * MS;
@@ -159,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_lag_scale),
 		cmocka_unit_test(test_lag_budget_bounds_storm_wait),
 		cmocka_unit_test(test_vtime_ceil),
+		cmocka_unit_test(test_place_is_deadline_without_awake),
 		cmocka_unit_test(test_deadline_orders_interactive_first),
 		cmocka_unit_test(test_awake_vtime_capped),
 		cmocka_unit_test(test_slice),
