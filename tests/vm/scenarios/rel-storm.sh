@@ -106,7 +106,8 @@ cgroup_storm() {
 		for _t in $_p $(pidof stress-ng-cpu stress-ng-fork 2>/dev/null); do
 			echo "$_t" >$_g/cgroup.procs 2>/dev/null
 		done
-		[ -s $_g/cgroup.procs ] && _moved=$((_moved + 1))
+		# Not "test -s": cgroupfs files always report size 0.
+		[ -n "$(cat $_g/cgroup.procs)" ] && _moved=$((_moved + 1))
 		echo $((1 + (_i * 331) % 10000)) >$_g/cpu.weight
 		sleep 0.2
 		# Children forked meanwhile land in $_g too, and exiting tasks
