@@ -15,6 +15,7 @@
 
 #include <scxkit/cpumask.h>
 #include <scxkit/log.h>
+#include <scxkit/power.h>
 #include <scxkit/sched.h>
 #include <scxkit/stats.h>
 #include <scxkit/topo.h>
@@ -122,8 +123,6 @@ static const struct scxk_cli cli = {
 
 /* ---- power profile and primary domain ---- */
 
-enum profile { PROFILE_POWERSAVE, PROFILE_BALANCED, PROFILE_PERFORMANCE };
-
 static const char *sysfs_prefix(void)
 {
 	const char *p = getenv("SCX_SYSFS_PREFIX");
@@ -149,41 +148,11 @@ static int read_word(const char *rel, char *buf, size_t len)
 	return 0;
 }
 
-/*
- * The system's power profile: ACPI platform_profile first, then the
- * energy/performance preference of CPU 0, then its cpufreq governor (only
- * "performance" means anything there: intel_pstate calls its balanced
- * governor "powersave").
- */
-static enum profile read_profile(void)
-{
-	char w[64];
-
-	if (!read_word("/sys/firmware/acpi/platform_profile", w, sizeof(w))) {
-		if (strstr(w, "low-power") || !strcmp(w, "quiet") || !strcmp(w, "cool"))
-			return PROFILE_POWERSAVE;
-		if (!strcmp(w, "performance"))
-			return PROFILE_PERFORMANCE;
-		return PROFILE_BALANCED;
-	}
-	if (!read_word("/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference", w,
-		       sizeof(w))) {
-		if (!strcmp(w, "power") || !strcmp(w, "balance_power"))
-			return PROFILE_POWERSAVE;
-		if (!strcmp(w, "performance"))
-			return PROFILE_PERFORMANCE;
-		return PROFILE_BALANCED;
-	}
-	if (!read_word("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", w, sizeof(w)) &&
-	    !strcmp(w, "performance"))
-		return PROFILE_PERFORMANCE;
-	return PROFILE_BALANCED;
-}
 
 struct domain {
 	struct scxk_cpumask mask;
 	const char *mode; /* what -m resolved to */
-	enum profile profile;
+	enum scxk_power_profile profile;
 };
 
 static void resolve_domain(const struct scxk_topo *t, const char *spec, struct domain *d)
@@ -191,11 +160,11 @@ static void resolve_domain(const struct scxk_topo *t, const char *spec, struct d
 	unsigned int best_freq = 0;
 	int cpu;
 
-	d->profile = read_profile();
+	d->profile = scxk_power_profile_read();
 	d->mode = spec;
 	if (!strcmp(spec, "auto"))
-		d->mode = d->profile == PROFILE_POWERSAVE     ? "powersave"
-			  : d->profile == PROFILE_PERFORMANCE ? "performance"
+		d->mode = d->profile == SCXK_PROFILE_POWERSAVE     ? "powersave"
+			  : d->profile == SCXK_PROFILE_PERFORMANCE ? "performance"
 							      : "all";
 	scxk_cpumask_zero(&d->mask);
 	if (!is_domain_word(d->mode)) {
