@@ -29,6 +29,7 @@
  * scheduler.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/fault.bpf.h>
 #include <scxkit/sched_math.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -170,7 +171,7 @@ s32 BPF_STRUCT_OPS(scxu_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wak
 {
 	s32 cpu;
 
-	if (!builtin_idle || is_usersched(p))
+	if (!builtin_idle || is_usersched(p) || scxk_fault_drop(p))
 		return prev_cpu;
 	cpu = scxk_pick_idle_cpu(p, prev_cpu, 0);
 	if (cpu >= 0) {
@@ -240,6 +241,8 @@ void BPF_STRUCT_OPS(scxu_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 enq_last = SCXK_ENUM(enum scx_enq_flags, SCX_ENQ_LAST, 1ULL << 41);
 	struct task_ctx *tctx;
 
+	if (scxk_fault_drop(p)) /* test builds only: lose p on purpose */
+		return;
 	if (is_usersched(p)) {
 		/*
 		 * Yielded with work pending and nothing else to run here: keep

@@ -68,6 +68,30 @@ struct scxk_run {
 };
 
 /**
+ * SCXK_SKEL_OPEN - define a scheduler's .open hook for its bpftool skeleton
+ * @fn: the hook's name
+ * @skel_t: the skeleton's type, e.g. scx_minimal (bpftool gen skeleton)
+ * @keep: a variable that receives the run, for the stats callbacks
+ *
+ * Every scheduler opens its skeleton and records it in the run the same
+ * way; only the skeleton's type differs, and that is a name, so this is a
+ * macro. It needs <scxkit/log.h> for scxk_err().
+ */
+#define SCXK_SKEL_OPEN(fn, skel_t, keep)                                            \
+	static int fn(struct scxk_run *run)                                         \
+	{                                                                           \
+		struct skel_t *skel = skel_t##__open();                             \
+                                                                                    \
+		if (!skel)                                                          \
+			return scxk_err(-errno, "cannot open the BPF skeleton");    \
+		run->skel = skel;                                                   \
+		run->obj = skel->obj;                                               \
+		run->skeleton = skel->skeleton;                                     \
+		(keep) = run;                                                       \
+		return 0;                                                           \
+	}
+
+/**
  * scxk_sched_main - the whole life of a scheduler binary
  * @s: the scheduler's description
  * @argc, @argv: from main()

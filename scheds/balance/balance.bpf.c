@@ -32,6 +32,7 @@
  * task moves, and latency that is only as good as a vruntime order gives.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
 #include <scxkit/uei.bpf.h>
@@ -317,7 +318,7 @@ s32 BPF_STRUCT_OPS(balance_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 	const struct cpumask *dmask;
 	u32 dom, node;
 
-	if (!tctx || is_pinned(p))
+	if (!tctx || is_pinned(p) || scxk_fault_drop(p))
 		return prev_cpu;
 	/* A wakeup placed here never reaches enqueue: take a pending move now. */
 	apply_lb_move(p, tctx);
@@ -398,6 +399,8 @@ void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = task_ctx(p);
 	s32 cpu = scx_bpf_task_cpu(p);
 
+	if (scxk_fault_drop(p)) /* test builds only: lose p on purpose */
+		return;
 	if (kthreads_local && (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1) {
 		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
 		scxk_stat_inc(BALANCE_STAT_KTHREAD);

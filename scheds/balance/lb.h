@@ -63,9 +63,15 @@ struct lb_result {
 	unsigned int nr_xnuma;	/* moves across nodes */
 };
 
-/* Defaults from rusty: nodes move at 17% over their share, domains at 5%. */
-#define LB_NODE_THRESHOLD_DFL 0.17
-#define LB_DOM_THRESHOLD_DFL 0.05
+/*
+ * Nodes move at 5% over their share, domains at 4% over their node's: a
+ * domain then ends within about 9% of the machine-wide share, inside the
+ * 10% this scheduler promises. (rusty moves nodes only at 17%; ours keep
+ * the cross-node cost down instead by moving each task at most once per
+ * round and only when the move strictly reduces the imbalance.)
+ */
+#define LB_NODE_THRESHOLD_DFL 0.05
+#define LB_DOM_THRESHOLD_DFL 0.04
 
 /**
  * lb_task_loads - fill every task's load

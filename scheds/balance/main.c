@@ -52,7 +52,7 @@ static struct {
 	uint64_t slice_us_underutil, slice_us_overutil;
 	double interval, tune_interval, load_half_life;
 	uint64_t greedy_threshold, greedy_threshold_x_numa, perf;
-	double direct_greedy_under, kick_greedy_under;
+	double direct_greedy_under, kick_greedy_under, node_threshold, dom_threshold;
 	bool no_load_balance, kthreads_local, balanced_kworkers, fifo, direct_greedy_numa;
 	const char *cpumasks[BALANCE_MAX_DOMS + 1];
 	int nr_cpumasks;
@@ -65,6 +65,8 @@ static struct {
 	.greedy_threshold = 1,
 	.direct_greedy_under = 90.0,
 	.kick_greedy_under = 100.0,
+	.node_threshold = LB_NODE_THRESHOLD_DFL * 100,
+	.dom_threshold = LB_DOM_THRESHOLD_DFL * 100,
 };
 
 /* --cpumasks may be given once per domain; the checks need the topology (validate). */
@@ -105,6 +107,12 @@ static struct scxk_opt opts[] = {
 	  .max = 100 },
 	{ "kick-greedy-under", 'K', "PCT", SCXK_OPT_DOUBLE, &cfg.kick_greedy_under,
 	  "idle CPUs of domains busy less than PCT% are woken to steal (100 = any)",
+	  .max = 100 },
+	{ "node-threshold", 0, "PCT", SCXK_OPT_DOUBLE, &cfg.node_threshold,
+	  "NUMA nodes more than PCT% over their share of the load push tasks to other nodes",
+	  .max = 100 },
+	{ "dom-threshold", 0, "PCT", SCXK_OPT_DOUBLE, &cfg.dom_threshold,
+	  "domains more than PCT% over their node's average push tasks to its other domains",
 	  .max = 100 },
 	{ "direct-greedy-numa", 'r', NULL, SCXK_OPT_FLAG, &cfg.direct_greedy_numa,
 	  "let direct greedy pushes cross NUMA nodes" },
@@ -339,8 +347,8 @@ static int load_balance(struct scx_balance *skel)
 	uint64_t t0 = mono_ns(), half_life = cfg.load_half_life * 1e9;
 	struct lb_dom ldoms[BALANCE_MAX_DOMS];
 	struct lb_params p = {
-		.node_threshold = LB_NODE_THRESHOLD_DFL,
-		.dom_threshold = LB_DOM_THRESHOLD_DFL,
+		.node_threshold = cfg.node_threshold / 100,
+		.dom_threshold = cfg.dom_threshold / 100,
 		.balanced_kworkers = cfg.balanced_kworkers,
 		.saturated = ld.lb_total && ld.lb_busy / ld.lb_total >= LB_SATURATED_UTIL,
 	};
@@ -633,18 +641,7 @@ static int balance_validate(struct scxk_run *run)
 	return err;
 }
 
-static int balance_open(struct scxk_run *run)
-{
-	struct scx_balance *skel = scx_balance__open();
-
-	if (!skel)
-		return scxk_err(-errno, "cannot open the BPF skeleton");
-	run->skel = skel;
-	run->obj = skel->obj;
-	run->skeleton = skel->skeleton;
-	the_run = run;
-	return 0;
-}
+SCXK_SKEL_OPEN(balance_open, scx_balance, the_run)
 
 static int balance_configure(struct scxk_run *run)
 {

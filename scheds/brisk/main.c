@@ -385,18 +385,7 @@ static int brisk_validate(struct scxk_run *run)
 	return 0;
 }
 
-static int brisk_open(struct scxk_run *run)
-{
-	struct scx_brisk *skel = scx_brisk__open();
-
-	if (!skel)
-		return scxk_err(-errno, "cannot open the BPF skeleton");
-	run->skel = skel;
-	run->obj = skel->obj;
-	run->skeleton = skel->skeleton;
-	the_run = run;
-	return 0;
-}
+SCXK_SKEL_OPEN(brisk_open, scx_brisk, the_run)
 
 static int brisk_configure(struct scxk_run *run)
 {

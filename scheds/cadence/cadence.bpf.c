@@ -29,6 +29,7 @@
  * criticality heuristics can misjudge workloads that are not chains.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
 #include <scxkit/uei.bpf.h>
@@ -377,7 +378,7 @@ s32 BPF_STRUCT_OPS(cadence_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 	struct task_ctx *tctx = task_ctx(p);
 	s32 cpu;
 
-	if (!tctx)
+	if (!tctx || scxk_fault_drop(p))
 		return prev_cpu;
 	tctx->boost = (wake_flags & SCX_WAKE_SYNC) ? CADENCE_BOOST_SYNC : 0;
 	cpu = pick_idle_cpu(p, tctx, prev_cpu, wake_flags);
@@ -508,6 +509,8 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 deadline, slice;
 	u32 d;
 
+	if (scxk_fault_drop(p)) /* test builds only: lose p on purpose */
+		return;
 	if (!tctx) {
 		scxk_dsq_insert_vtime(p, dom_of(prev_cpu), slice_max_ns, READ_ONCE(cur_clk),
 				      enq_flags);

@@ -485,18 +485,7 @@ static int cadence_validate(struct scxk_run *run)
 	return 0;
 }
 
-static int cadence_open(struct scxk_run *run)
-{
-	struct scx_cadence *skel = scx_cadence__open();
-
-	if (!skel)
-		return scxk_err(-errno, "cannot open the BPF skeleton");
-	run->skel = skel;
-	run->obj = skel->obj;
-	run->skeleton = skel->skeleton;
-	the_run = run;
-	return 0;
-}
+SCXK_SKEL_OPEN(cadence_open, scx_cadence, the_run)
 
 static int cadence_configure(struct scxk_run *run)
 {

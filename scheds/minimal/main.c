@@ -102,18 +102,7 @@ static const struct scxk_stats_ops stats = {
 
 /* ---- life cycle hooks ---- */
 
-static int minimal_open(struct scxk_run *run)
-{
-	struct scx_minimal *skel = scx_minimal__open();
-
-	if (!skel)
-		return scxk_err(-errno, "cannot open the BPF skeleton");
-	run->skel = skel;
-	run->obj = skel->obj;
-	run->skeleton = skel->skeleton;
-	the_run = run;
-	return 0;
-}
+SCXK_SKEL_OPEN(minimal_open, scx_minimal, the_run)
 
 static int minimal_configure(struct scxk_run *run)
 {

@@ -194,18 +194,7 @@ bad:
 
 /* ---- BPF setup ---- */
 
-static int strata_open(struct scxk_run *run)
-{
-	struct scx_strata *skel = scx_strata__open();
-
-	if (!skel)
-		return scxk_err(-errno, "cannot open the BPF skeleton");
-	run->skel = skel;
-	run->obj = skel->obj;
-	run->skeleton = skel->skeleton;
-	st.run = run;
-	return 0;
-}
+SCXK_SKEL_OPEN(strata_open, scx_strata, st.run)
 
 /* Flatten the matchers: one list, layer by layer, AND block by AND block. */
 static int fill_matchers(struct scx_strata *skel)

@@ -28,6 +28,7 @@
  * quality depends on the config: a layer confined too tightly runs slowly.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
 #include <scxkit/uei.bpf.h>
@@ -446,7 +447,7 @@ s32 BPF_STRUCT_OPS(strata_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 	bool spilled;
 	s32 cpu;
 
-	if (!tctx)
+	if (!tctx || scxk_fault_drop(p))
 		return prev_cpu;
 	if (tctx->fallback || custom_affinity(p)) {
 		cpu = scxk_pick_idle_cpu(p, prev_cpu, 0);
@@ -533,6 +534,8 @@ void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
 	bool spilled;
 	u64 vtime;
 
+	if (scxk_fault_drop(p)) /* test builds only: lose p on purpose */
+		return;
 	/* Per-CPU kthreads (workqueues, ksoftirqd) cannot wait behind a layer. */
 	if ((p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1) {
 		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);

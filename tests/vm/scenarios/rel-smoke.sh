@@ -10,6 +10,8 @@ name=${1:-minimal}
 [ $# -gt 0 ] && shift
 flags="$*"
 bin=scx_$name
+# scx_strata cannot start without a layer config: the smoke uses its own.
+[ -z "$flags" ] && [ "$name" = strata ] && flags=--run-example
 # The verifier's budget per program (BPF_COMPLEXITY_LIMIT_INSNS) and the
 # share of it we accept before calling a program too close to the edge.
 insn_limit=1000000
