@@ -60,6 +60,8 @@ const volatile u64 user_stall_ns = SCXU_TIMEOUT_MS * SCXK_NSEC_PER_MSEC;
 
 /* Written by user space through the mmaped .bss while attached. */
 volatile s32 usersched_pid; /* thread id of the scheduling thread, 0 before it starts */
+volatile bool usersched_started; /* it has started once (usersched_pid went non-zero) */
+volatile s32 usersched_tgid;  /* its process: the loader's other threads */
 volatile u64 nr_scheduled;  /* tasks user space still holds */
 volatile s64 user_exit_err; /* user space failed: abort with this errno */
 volatile u64 nr_submitted;  /* answers written to the dispatched ring */
@@ -71,6 +73,7 @@ volatile bool usersched_on_cpu;
 volatile u64 nr_drained;     /* answers taken off the dispatched ring */
 static u64 usersched_off_ts; /* when the scheduling thread last left a CPU */
 static u64 last_preempt_ts;  /* when a CPU was last preempted for it */
+static u64 attach_ts;        /* when ops.init ran */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -272,6 +275,22 @@ void BPF_STRUCT_OPS(scxu_enqueue, struct task_struct *p, u64 enq_flags)
 		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
 		return;
 	}
+	/*
+	 * Nothing the scheduling thread may wait for can wait for it: kernel
+	 * threads (RCU grace periods, unbound workqueues, reclaim) and the
+	 * loader's other threads (which share its mm, so its mmap lock, and
+	 * its stdio locks). Queued for user space, one of them holding what
+	 * the scheduling thread blocks on would stall both until the
+	 * watchdog: the likely cause of one bench ejection, the thread
+	 * off-CPU for 30 s under hackbench with tasks waiting on it. They are
+	 * few and short; the kernel side runs them.
+	 */
+	if ((p->flags & PF_KTHREAD) || (usersched_tgid && p->tgid == usersched_tgid)) {
+		scxk_dsq_insert_vtime(p, SCXU_DSQ_SHARED, slice_ns, bpf_ktime_get_ns(), enq_flags);
+		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
+		kick_for(p, -1);
+		return;
+	}
 	tctx = scxk_task_storage(&task_ctxs, p, false);
 	if (!tctx) {
 		scxk_error("task %d (%s) has no context", p->pid, p->comm);
@@ -446,6 +465,17 @@ static int heartbeat_fn(void *map, int *key, struct bpf_timer *timer)
 			   (scxk_now() - usersched_off_ts) / SCXK_NSEC_PER_MSEC);
 		return 0;
 	}
+	/*
+	 * Until the scheduling thread starts, every task is queued here, so
+	 * nothing waits long enough for the kernel's watchdog: a loader
+	 * stopped (SIGSTOP) between attach and that start would otherwise
+	 * leave the machine on the fallback for good.
+	 */
+	if (!usersched_started && attach_ts && (s64)(scxk_now() - attach_ts) > (s64)user_stall_ns) {
+		scxk_error("user-space scheduler did not start within %llu ms of attaching",
+			   user_stall_ns / SCXK_NSEC_PER_MSEC);
+		return 0;
+	}
 	/* Not trusting usersched_on_cpu for work: a lost wakeup must not last. */
 	if (usersched_has_work() || usersched_needed() || scx_bpf_dsq_nr_queued(SCXU_DSQ_SHARED) > 0) {
 		s32 cpu;
@@ -487,6 +517,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(scxu_init)
 		return -ENOENT;
 	bpf_timer_init(&hb->timer, &heartbeat_timer, CLOCK_MONOTONIC);
 	bpf_timer_set_callback(&hb->timer, heartbeat_fn);
+	attach_ts = scxk_now();
 	return bpf_timer_start(&hb->timer, SCXU_HEARTBEAT_NS, 0);
 }
 

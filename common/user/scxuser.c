@@ -347,6 +347,8 @@ static void *sched_thread(void *arg)
 	int err = 0;
 
 	u->skel->bss->usersched_pid = (int32_t)syscall(SYS_gettid);
+	u->skel->bss->usersched_tgid = getpid();
+	u->skel->bss->usersched_started = true;
 	if (u->run->common.partial) {
 		/* With --partial only SCHED_EXT tasks are ours: this one must be. */
 		struct sched_param sp = {0};

@@ -157,9 +157,11 @@ struct {
 #define UPGRADE_RUN_NS (2 * SCXK_NSEC_PER_MSEC)
 /*
  * A victim whose slice ends sooner than this is asked to yield at its next
- * tick (at most 1/HZ away) instead of being sent an IPI.
+ * tick instead of being sent an IPI. Kept well under a tick (4 ms at
+ * HZ=250), so that a critical task never waits most of a tick for a
+ * victim that was about to stop anyway; an IPI costs microseconds.
  */
-#define YIELD_HORIZON_NS (8 * SCXK_NSEC_PER_MSEC)
+#define YIELD_HORIZON_NS (1 * SCXK_NSEC_PER_MSEC)
 /* The running maximum of lat_cri decays by 1/8 per timer period. */
 #define LC_MAX_DECAY_SHIFT 3
 /* Domain load (queued per CPU, 1/1024) above 3/2 of the average: stealee. */

@@ -65,14 +65,23 @@ stop_sched INT
 export SCX_TIMEOUT_MS=$timeout_ms
 start_sched $bin $flags
 unset SCX_TIMEOUT_MS
+# CPU hogs for the whole stop, so that tasks keep coming back to the
+# scheduler at every slice end: with only a short burst of work, a
+# user-space scheduler whose queue drained before the stop has nothing
+# the watchdog could find waiting.
+stress-ng --cpu $((2 * ncpu)) --timeout $((timeout_ms / 1000 * 2 + 4))s -q >/dev/null 2>&1 &
+hogs=$!
 hackbench -g 2 -l 200 >/dev/null 2>&1 &
 hb=$!
+sleep 0.5
 kill -STOP $SCHED_PID
 sleep $((timeout_ms / 1000 * 2))
 st=$(state)
 kill -CONT $SCHED_PID
 wait $hb
 is "work went on while the loader was stopped" $? 0
+wait $hogs
+is "the CPU hogs completed" $? 0
 if [ "$sigstop" = survive ]; then
 	is "SIGSTOP for 2x the watchdog timeout: still enabled (BPF-only decisions)" "$st" enabled
 	check "still attached after SIGCONT" sched_alive
