@@ -266,6 +266,14 @@ static int lock_memory(struct scxu *u)
 
 	if (setrlimit(RLIMIT_MEMLOCK, &unlimited))
 		return scxk_err(-errno, "cannot lift RLIMIT_MEMLOCK");
+	/*
+	 * No transparent huge pages: khugepaged collapses even locked ranges,
+	 * and an access during a collapse faults. Before the memory below is
+	 * touched, so none of it is ever a candidate.
+	 */
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		scxk_warn("cannot disable transparent huge pages (%s): khugepaged may "
+			  "cause page faults", strerror(errno));
 	p = malloc(HEAP_PREFAULT_BYTES);
 	if (!p)
 		return scxk_err(-ENOMEM, "cannot grow the heap by %lu MiB",
