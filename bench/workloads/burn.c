@@ -32,7 +32,7 @@
 
 #define DEF_NICE_LIST "0"
 #define MAX_BURNERS   4096
-#define NICE_MIN      -20
+#define NICE_MIN      (-20)
 #define NICE_MAX      19
 #define NICE_LEVELS   (NICE_MAX - NICE_MIN + 1)
 /* Iterations of the mixing loop per unit: a few hundred ns on a current CPU. */
@@ -231,6 +231,9 @@ int main(int argc, char **argv)
 	share = calloc(count, sizeof(*share));
 	if (!b || !norm || !share) {
 		fprintf(stderr, PROG ": out of memory\n");
+		free(b);
+		free(norm);
+		free(share);
 		return 1;
 	}
 	memset(b, 0, count * sizeof(*b));

@@ -154,6 +154,8 @@ int main(int argc, char **argv)
 	all = malloc(sizeof(*all));
 	if (!p || !all) {
 		fprintf(stderr, PROG ": out of memory\n");
+		free(p);
+		free(all);
 		return 1;
 	}
 	hist_init(all);

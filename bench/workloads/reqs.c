@@ -317,21 +317,23 @@ int main(int argc, char **argv)
 	m = calloc(o.msg_threads, sizeof(*m));
 	req_lat = malloc(sizeof(*req_lat));
 	wake_lat = malloc(sizeof(*wake_lat));
-	if (!m || !req_lat || !wake_lat) {
+	for (i = 0; m && req_lat && wake_lat && i < o.msg_threads; i++)
+		if (setup(&m[i], i))
+			break;
+	if (!m || !req_lat || !wake_lat || i < o.msg_threads) {
+		/* What setup() got before failing goes with the process. */
 		fprintf(stderr, PROG ": out of memory\n");
+		free(m);
+		free(req_lat);
+		free(wake_lat);
 		return 1;
-	}
-	for (i = 0; i < o.msg_threads; i++) {
-		if (setup(&m[i], i)) {
-			fprintf(stderr, PROG ": out of memory\n");
-			return 1;
-		}
 	}
 	hist_init(req_lat);
 	hist_init(wake_lat);
 	/* Workers first, all parked on their semaphores; then the senders. */
 	for (i = 0; i < o.msg_threads && !err; i++) {
 		for (j = 0; j < o.workers && !err; j++) {
+			/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): setup() succeeded for every m[i], so m[i].w is set */
 			err = pthread_create(&m[i].w[j].tid, NULL, worker_fn, &m[i].w[j]);
 			nw += !err;
 		}

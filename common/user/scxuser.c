@@ -459,7 +459,7 @@ static int set_ops_name(struct bpf_object *obj, struct bpf_map *map, const char 
 		if (msize <= 0 || off + msize > size || strlen(name) >= (size_t)msize)
 			return scxk_err(-EINVAL, "scheduler name \"%s\" does not fit", name);
 		memset(data + off, 0, msize);
-		memcpy(data + off, name, strlen(name));
+		memcpy(data + off, name, strlen(name) + 1); /* fits: checked above */
 		return 0;
 	}
 	return scxk_err(-ENOENT, "sched_ext_ops has no name member");

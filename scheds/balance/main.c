@@ -198,6 +198,7 @@ static int read_proc_stat(uint64_t *busy, uint64_t *total, int nr)
 
 		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
 			continue;
+		/* NOLINTNEXTLINE(cert-err34-c): kernel-written; a short count is refused below */
 		if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
 			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5 ||
 		    cpu < 0 || cpu >= nr)

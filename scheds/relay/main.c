@@ -59,7 +59,7 @@ struct relay {
 	struct relay_heap heap;
 	uint64_t vnow;
 	/* written by the scheduling thread, read by stats */
-	volatile uint64_t idle_picks, dispatch_any, dispatch_local, preempts, ring_full;
+	volatile uint64_t idle_picks, dispatch_any, dispatch_local, ring_full;
 };
 
 static struct relay relay;
@@ -102,8 +102,6 @@ static void take(struct relay *r, const struct scxu_task *t)
 		.cpu = t->cpu,
 		.weight = (u32)t->weight,
 		.nr_cpus_allowed = t->nr_cpus_allowed,
-		.preempt = !cfg.percpu_local &&
-			   relay_preempts(t->flags & SCXU_TASK_WAKEUP, t->run_ns, &r->params),
 	};
 
 	it.vruntime = relay_vruntime(t->vtime, r->vnow, t->run_ns, it.weight, &r->params);
@@ -112,13 +110,8 @@ static void take(struct relay *r, const struct scxu_task *t)
 	relay_heap_push(&r->heap, &it);
 }
 
-/*
- * Where @it should run: its own CPU, a claimed idle CPU, or any; or, for
- * an interactive wakeup with no CPU idle, its previous CPU taken at once
- * (*preempt set).
- */
-static int32_t place(struct scxu *u, struct relay *r, const struct relay_item *it, bool *idle_left,
-		     bool *preempt)
+/* Where @it should run: its own CPU, a claimed idle CPU, or any. */
+static int32_t place(struct scxu *u, struct relay *r, const struct relay_item *it, bool *idle_left)
 {
 	int cpu;
 
@@ -134,11 +127,6 @@ static int32_t place(struct scxu *u, struct relay *r, const struct relay_item *i
 		}
 		/* None idle now: the tasks after this one need not ask. */
 		*idle_left = false;
-	}
-	if (it->preempt) {
-		r->preempts++;
-		*preempt = true;
-		return it->cpu;
 	}
 	r->dispatch_any++;
 	return SCXU_CPU_ANY;
@@ -166,11 +154,7 @@ static int relay_schedule(struct scxu *u)
 			.enq_cnt = it.enq_cnt,
 		};
 
-		bool preempt = false;
-
-		d.cpu = place(u, r, &it, &idle_left, &preempt);
-		if (preempt)
-			d.flags |= SCXU_DISPATCH_PREEMPT;
+		d.cpu = place(u, r, &it, &idle_left);
 		err = scxu_dispatch(u, &d);
 		if (err == -EINVAL && d.cpu != SCXU_CPU_ANY) {
 			/* A CPU id the library refuses (hotplug): let BPF place it. */
@@ -198,8 +182,6 @@ static const struct scxk_stat_desc relay_stats[] = {
 	{"idle_picks", SCXK_STAT_U64, "tasks placed on an idle CPU claimed from user space"},
 	{"dispatch_any", SCXK_STAT_U64, "tasks sent to the shared deadline-ordered queue"},
 	{"dispatch_local", SCXK_STAT_U64, "tasks kept on their CPU (pinned or --percpu-local)"},
-	{"preempts", SCXK_STAT_U64,
-	 "interactive wakeups (last burst under --slice-us-min) that took their CPU at once"},
 	{"slice_us", SCXK_STAT_U64, "the longest slice (--slice-us)"},
 	{"slice_us_min", SCXK_STAT_U64, "the shortest slice (--slice-us-min)"},
 };
@@ -209,7 +191,6 @@ static int relay_collect(struct scxu *u, json_t *out)
 	json_object_set_new(out, "idle_picks", json_integer(relay.idle_picks));
 	json_object_set_new(out, "dispatch_any", json_integer(relay.dispatch_any));
 	json_object_set_new(out, "dispatch_local", json_integer(relay.dispatch_local));
-	json_object_set_new(out, "preempts", json_integer(relay.preempts));
 	json_object_set_new(out, "slice_us", json_integer(cfg.slice_us));
 	json_object_set_new(out, "slice_us_min", json_integer(cfg.slice_us_min));
 	return 0;

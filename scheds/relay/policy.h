@@ -41,7 +41,6 @@ struct relay_item {
 	s32 cpu;
 	u32 weight;
 	u32 nr_cpus_allowed;
-	bool preempt; /* may take its CPU from whatever runs there (relay_preempts) */
 };
 
 /**
@@ -101,24 +100,6 @@ static inline u64 relay_slice(u64 nr_waiting, u32 weight, const struct relay_par
 	u64 s = scxk_scale_by_weight(p->slice_ns / (nr_waiting + 1), weight);
 
 	return scxk_clamp(s, p->slice_min_ns, p->slice_ns);
-}
-
-/**
- * relay_preempts - whether a queued task may preempt its previous CPU
- * @wakeup: it woke up (rather than being preempted or using up its slice)
- * @last_run_ns: how long it ran the last time, before it slept
- * @p: the parameters
- *
- * With no idle CPU, a task that woke up after a short burst (an
- * interactive one: input, audio, a latency probe) would otherwise wait in
- * the shared queue until a CPU hog's slice ends, up to --slice-us later.
- * Such a task takes its previous CPU at once instead. A burst shorter
- * than --slice-us-min bounds what each preemption costs the preempted
- * task, and a hog can never qualify: it does not sleep.
- */
-static inline bool relay_preempts(bool wakeup, u64 last_run_ns, const struct relay_params *p)
-{
-	return wakeup && last_run_ns < p->slice_min_ns;
 }
 
 /** relay_before - @a runs before @b: earlier deadline, then queued earlier, then pid */

@@ -141,7 +141,7 @@ static int get_pair(struct ctx *c, const char *path, const json_t *v, double lo,
 		    bool integer, double out[2])
 {
 	char sub[STRATA_ERR_LEN];
-	int64_t iv;
+	int64_t iv = 0;
 	int err;
 
 	if (!json_is_array(v) || json_array_size(v) != 2)
@@ -170,7 +170,7 @@ static int get_list(struct ctx *c, const char *path, const json_t *v, unsigned i
 	char sub[STRATA_ERR_LEN];
 	size_t i;
 	json_t *e;
-	int64_t iv;
+	int64_t iv = 0;
 	int err;
 
 	if (!json_is_array(v))
@@ -250,11 +250,11 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 		snprintf(sub, sizeof(sub), "%s.%s", path, key);
 	}
 	if (!d) {
-		json_object_foreach((json_t *)v, key, val) {
-			if (in_list(unsupported_matchers, key))
-				return fail(c, sub, "matcher not supported by scx_strata");
-			return fail(c, sub, "unknown matcher");
-		}
+		/* The object has exactly one key (checked above): that one. */
+		key = json_object_iter_key(json_object_iter((json_t *)v));
+		if (key && in_list(unsupported_matchers, key))
+			return fail(c, sub, "matcher not supported by scx_strata");
+		return fail(c, sub, "unknown matcher");
 	}
 	m->kind = d->kind;
 	m->cg = d->cg;

@@ -106,20 +106,6 @@ static void test_order_ties(void **state)
 	assert_true(relay_before(&a, &b));
 }
 
-static void test_preempts_only_short_wakeups(void **state)
-{
-	const struct relay_params p = {.slice_ns = 20000000, .slice_min_ns = 1000000};
-
-	(void)state;
-	/* A probe that ran 100 us before sleeping takes its CPU back at once. */
-	assert_true(relay_preempts(true, 100000, &p));
-	assert_true(relay_preempts(true, 0, &p));
-	/* A long burst before the sleep, or no sleep at all: it queues. */
-	assert_false(relay_preempts(true, 1000000, &p));
-	assert_false(relay_preempts(true, 50000000, &p));
-	assert_false(relay_preempts(false, 100000, &p));
-}
-
 static void test_heap_pops_in_order(void **state)
 {
 	struct relay_item items[257], it, prev;
@@ -154,7 +140,6 @@ int main(void)
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_order_ties),
 		cmocka_unit_test(test_heap_pops_in_order),
-		cmocka_unit_test(test_preempts_only_short_wakeups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
