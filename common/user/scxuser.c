@@ -489,6 +489,7 @@ static int hook_configure(struct scxk_run *run)
 	struct scx_user *skel = u->skel;
 	uint64_t timeout_ms;
 	uint64_t flags = 2; /* SCX_OPS_ENQ_LAST: the scheduling thread must be able to idle */
+	int err;
 
 	skel->rodata->slice_ns = u->opts.slice_ns;
 	skel->rodata->builtin_idle = u->opts.builtin_idle;
@@ -500,6 +501,14 @@ static int hook_configure(struct scxk_run *run)
 	if (run->common.partial)
 		flags |= 8; /* SCX_OPS_SWITCH_PARTIAL */
 	skel->struct_ops.scxu_ops->flags = flags;
+	/*
+	 * Before attach, not after: growing, touching and locking tens of MiB
+	 * takes seconds on a loaded machine, and between attach and the
+	 * scheduling thread's start every task runs on the kernel-side
+	 * fallback, a window the heartbeat bounds by the watchdog timeout.
+	 */
+	if (!u->arena_mem && (err = lock_memory(u)))
+		return err;
 	return set_ops_name(skel->obj, skel->maps.scxu_ops, u->s->name);
 }
 
@@ -522,9 +531,6 @@ static int hook_attached(struct scxk_run *run)
 	u->urb = user_ring_buffer__new(bpf_map__fd(u->skel->maps.dispatched), NULL);
 	if (!u->urb)
 		return scxk_err(-errno, "cannot map the dispatch ring");
-	if ((err = lock_memory(u)))
-		return err;
-
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, SCHED_THREAD_STACK);
 	err = pthread_create(&u->thread, &attr, sched_thread, u);
