@@ -8,7 +8,7 @@
 #include <scxkit/power.h>
 #include <scxkit/topo.h>
 
-static int read_word(const char *rel, char *buf, size_t len)
+int scxk_sysfs_read_word(const char *rel, char *buf, size_t len)
 {
 	const char *prefix = getenv(SCXK_SYSFS_PREFIX_ENV);
 	char path[512];
@@ -31,14 +31,14 @@ enum scxk_power_profile scxk_power_profile_read(void)
 {
 	char w[64];
 
-	if (!read_word("/sys/firmware/acpi/platform_profile", w, sizeof(w))) {
+	if (!scxk_sysfs_read_word("/sys/firmware/acpi/platform_profile", w, sizeof(w))) {
 		if (strstr(w, "low-power") || !strcmp(w, "quiet") || !strcmp(w, "cool"))
 			return SCXK_PROFILE_POWERSAVE;
 		if (!strcmp(w, "performance"))
 			return SCXK_PROFILE_PERFORMANCE;
 		return SCXK_PROFILE_BALANCED;
 	}
-	if (!read_word("/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference", w,
+	if (!scxk_sysfs_read_word("/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference", w,
 		       sizeof(w))) {
 		if (!strcmp(w, "power") || !strcmp(w, "balance_power"))
 			return SCXK_PROFILE_POWERSAVE;
@@ -46,7 +46,7 @@ enum scxk_power_profile scxk_power_profile_read(void)
 			return SCXK_PROFILE_PERFORMANCE;
 		return SCXK_PROFILE_BALANCED;
 	}
-	if (!read_word("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", w, sizeof(w)) &&
+	if (!scxk_sysfs_read_word("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", w, sizeof(w)) &&
 	    !strcmp(w, "performance"))
 		return SCXK_PROFILE_PERFORMANCE;
 	return SCXK_PROFILE_BALANCED;

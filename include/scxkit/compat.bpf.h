@@ -68,6 +68,23 @@ static __always_inline bool scxk_dsq_insert_vtime(struct task_struct *p, u64 dsq
 	return true;
 }
 
+/**
+ * scxk_dsq_head_vtime - dsq_vtime (the deadline, in deadline-ordered DSQs)
+ * of the first task of @dsq_id, or ~0 when it is empty; for dispatch paths
+ * that serve the earlier of two queues
+ */
+static __always_inline u64 scxk_dsq_head_vtime(u64 dsq_id)
+{
+	struct task_struct *p;
+	u64 dl = ~0ULL;
+
+	bpf_for_each(scx_dsq, p, dsq_id, 0) {
+		dl = p->scx.dsq_vtime;
+		break;
+	}
+	return dl;
+}
+
 /** scxk_dsq_move_to_local - move the first task of @dsq_id to this CPU's local DSQ */
 static __always_inline bool scxk_dsq_move_to_local(u64 dsq_id)
 {

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * power.h - the system's power profile as user space declared it, for
- * schedulers that follow it (scx_cadence --autopower).
+ * schedulers that follow it (scx_cadence --autopower, scx_brisk), and the
+ * small sysfs reader it is built on.
  */
 #ifndef __SCXKIT_POWER_H
 #define __SCXKIT_POWER_H
+
+#include <stddef.h>
 
 enum scxk_power_profile {
 	SCXK_PROFILE_POWERSAVE,
@@ -23,6 +26,15 @@ enum scxk_power_profile {
  * Return: the profile; SCXK_PROFILE_BALANCED when nothing is readable.
  */
 enum scxk_power_profile scxk_power_profile_read(void);
+
+/**
+ * scxk_sysfs_read_word - the first line of a sysfs (or procfs) file, without
+ * its newline
+ * @rel: absolute path, read under $SCX_SYSFS_PREFIX when that is set (tests)
+ *
+ * Return: 0, or a negative errno (-EIO for an empty file).
+ */
+int scxk_sysfs_read_word(const char *rel, char *buf, size_t len);
 
 /** scxk_power_profile_name - "powersave", "balanced" or "performance" */
 const char *scxk_power_profile_name(enum scxk_power_profile p);

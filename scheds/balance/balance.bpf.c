@@ -426,25 +426,12 @@ void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
 	kick_for(p, tctx->dom);
 }
 
-/* Deadline of the first task in @dsq_id, or ~0 when empty. */
-static u64 head_deadline(u64 dsq_id)
-{
-	struct task_struct *p;
-	u64 dl = ~0ULL;
-
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {
-		dl = p->scx.dsq_vtime;
-		break;
-	}
-	return dl;
-}
-
 /* The CPU's own queue and its domain's, earliest deadline first. */
 static bool consume_own(s32 cpu, u32 dom)
 {
 	u64 cdsq = SCXK_DSQ_CPU(cpu);
 
-	if (!fifo_sched && scxk_time_before(head_deadline(dom), head_deadline(cdsq)))
+	if (!fifo_sched && scxk_time_before(scxk_dsq_head_vtime(dom), scxk_dsq_head_vtime(cdsq)))
 		return scxk_dsq_move_to_local(dom) || scxk_dsq_move_to_local(cdsq);
 	return scxk_dsq_move_to_local(cdsq) || scxk_dsq_move_to_local(dom);
 }

@@ -321,19 +321,6 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 	scxk_stat_inc(BRISK_STAT_NODE);
 }
 
-/* Deadline of the first task in @dsq_id, or ~0 when empty. */
-static u64 head_deadline(u64 dsq_id)
-{
-	struct task_struct *p;
-	u64 dl = ~0ULL;
-
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {
-		dl = p->scx.dsq_vtime;
-		break;
-	}
-	return dl;
-}
-
 /* Whether @prev's core has a busy sibling while a whole core idles elsewhere. */
 static bool smt_contended(struct task_struct *prev, s32 cpu)
 {
@@ -358,7 +345,7 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 	if (throttled)
 		return;
 	/* Earliest deadline of the two queues first, the other as fallback. */
-	if (scxk_time_before(head_deadline(nd), head_deadline(cpu_dsq))) {
+	if (scxk_time_before(scxk_dsq_head_vtime(nd), scxk_dsq_head_vtime(cpu_dsq))) {
 		if (scxk_dsq_move_to_local(nd) || scxk_dsq_move_to_local(cpu_dsq))
 			return;
 	} else {

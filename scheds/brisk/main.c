@@ -130,25 +130,6 @@ static const char *sysfs_prefix(void)
 	return p && *p ? p : "";
 }
 
-static int read_word(const char *rel, char *buf, size_t len)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", sysfs_prefix(), rel);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-
 struct domain {
 	struct scxk_cpumask mask;
 	const char *mode; /* what -m resolved to */
@@ -223,7 +204,7 @@ static void qos_apply(const struct scxk_topo *t)
 	scxk_cpumask_for_each(cpu, &t->online) {
 		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
 			 cpu);
-		if (read_word(rel, buf, sizeof(buf))) {
+		if (scxk_sysfs_read_word(rel, buf, sizeof(buf))) {
 			scxk_warn("cpu%d has no resume-latency QoS; -I ignored there", cpu);
 			continue;
 		}

@@ -570,19 +570,6 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 	kick_for(p, d);
 }
 
-/* Deadline of the first task in @dsq_id, or ~0 when empty. */
-static u64 head_deadline(u64 dsq_id)
-{
-	struct task_struct *p;
-	u64 dl = ~0ULL;
-
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {
-		dl = p->scx.dsq_vtime;
-		break;
-	}
-	return dl;
-}
-
 /*
  * Take work from another domain: over-loaded ones (stealees) first when
  * @only_stealees, else the nearest domain with anything queued.
@@ -614,7 +601,7 @@ void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 	if (nr_doms > 1 && sys.nr_stealees && !dom_stealee[d] && steal(d, true))
 		return;
 	/* Earliest deadline of this CPU's queue and its domain's. */
-	if (scxk_time_before(head_deadline(d), head_deadline(cpu_dsq))) {
+	if (scxk_time_before(scxk_dsq_head_vtime(d), scxk_dsq_head_vtime(cpu_dsq))) {
 		if (scxk_dsq_move_to_local(d) || scxk_dsq_move_to_local(cpu_dsq))
 			return;
 	} else {
