@@ -417,7 +417,7 @@ def compare(base_doc, new_doc, floor_rel=FLOOR_REL):
 
 
 def setup_differences(base_doc, new_doc):
-    keys = ["kernel", "vcpus", "smp", "numa", "mem", "accel"]
+    keys = ["kernel", "vcpus", "smp", "numa", "mem", "accel", "tcg_thread"]
     return ["%s: %r -> %r" % (k, base_doc["setup"].get(k), new_doc["setup"].get(k))
             for k in keys if base_doc["setup"].get(k) != new_doc["setup"].get(k)]
 

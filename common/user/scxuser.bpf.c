@@ -137,8 +137,9 @@ static bool usersched_needed(void)
 
 /*
  * Get the scheduling thread onto a CPU: its last CPU if that one idles,
- * else any idle CPU. If none is idle it runs when the next slice ends,
- * which slices bound; the heartbeat covers the rest.
+ * else any idle CPU. If none is idle and it has waited preempt_after_ns,
+ * it preempts the waking CPU; otherwise it runs when the next slice ends,
+ * which slices bound, and the heartbeat covers the rest.
  */
 static void wake_usersched(const struct cpumask *allowed)
 {
@@ -166,7 +167,16 @@ static void wake_usersched(const struct cpumask *allowed)
 	if (preempt_after_ns && scxk_now() - usersched_off_ts >= preempt_after_ns &&
 	    scxk_now() - last_preempt_ts >= preempt_after_ns) {
 		last_preempt_ts = scxk_now();
-		scx_bpf_kick_cpu(usersched_cpu, SCX_KICK_PREEMPT);
+		/*
+		 * Preempt the CPU this wakeup runs on, which is where a timer
+		 * or an I/O completion fired: no IPI, and the woken task is
+		 * then placed on the CPU the scheduling thread leaves. Its
+		 * last CPU only when it may not run here.
+		 */
+		cpu = bpf_get_smp_processor_id();
+		if (!bpf_cpumask_test_cpu(cpu, allowed))
+			cpu = usersched_cpu;
+		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	}
 }
 

@@ -44,6 +44,7 @@ const volatile u32 preempt_shift = 6;			     /* --preempt-shift */
 const volatile u32 pm_policy = CADENCE_PMP_AUTOPILOT;
 const volatile u32 pm_fixed = CADENCE_PM_BALANCED;	     /* for CADENCE_PMP_FIXED */
 const volatile bool no_compaction, no_freq_scaling, no_preemption, no_wake_sync;
+const volatile bool no_dl_preempt; /* --no-deadline-preempt */
 const volatile bool no_slice_boost;
 /* Autopilot thresholds on required capacity (loader: from the CPU capacities). */
 const volatile u64 ap_low_cap = 512, ap_high_cap = 1024;
@@ -85,6 +86,7 @@ struct task_ctx {
 	u32 boost;	   /* CADENCE_BOOST_* of the pending wakeup */
 	u32 futex_op;	   /* command of the futex call in progress */
 	u32 lock_held;	   /* holds a contended futex (tracepoints) */
+	u64 lock_ran;	   /* CPU time run since it took the futex */
 	u32 want_big;	   /* kicked off a little core for an idle big one */
 };
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
@@ -96,6 +98,7 @@ struct cpu_ctx {
 	u64 est_stop;	/* when it should stop (start + slice) */
 	u64 avg_util, cur_util;
 	u64 curr_lat_cri;
+	u64 curr_dl_delta; /* the current task's deadline distance; 0: unknown */
 	u64 lc_sum, lc_max, lc_nr; /* lat_cri of schedules in this window */
 	u64 pc_sum, pc_min, pc_max; /* perf_cri likewise */
 	u64 svc_sum;
@@ -433,11 +436,63 @@ void BPF_STRUCT_OPS(cadence_runnable, struct task_struct *p, u64 enq_flags)
 }
 
 /*
+ * Any other waking @p may take its previous CPU, or the waking CPU, from a
+ * task that earned a much later deadline, once that task has run
+ * slice_min: sched_ext ends slices only at the tick (4 ms at HZ=250), so
+ * without this an interactive wakeup waits most of a tick behind a CPU hog.
+ * The deadlines' distances from the clock are compared, not the deadlines:
+ * the clock runs ahead of a running task's deadline within a few schedules
+ * elsewhere, so every wakee would look later than any task already running.
+ * slice_min bounds the preemption rate per CPU. Only those two CPUs: they
+ * are cache-warm, and a timer or same-CPU wakeup preempts without an IPI;
+ * with two random victims as well (an IPI to another CPU for most wakeups)
+ * a frame pipeline beside CPU hogs missed 5x more frames in a TCG guest.
+ */
+static bool try_deadline_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev_cpu,
+				 u64 now)
+{
+	s32 cand[2] = { prev_cpu, bpf_get_smp_processor_id() }, cpu, later = -1;
+	struct cpu_ctx *c;
+	int i;
+
+	bpf_for(i, 0, 2) {
+		cpu = cand[i & 1];
+		if ((i && cpu == prev_cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		c = scxk_percpu_ctx_of(&cpu_ctxs, cpu);
+		if (!c || !c->running || c->lock_holder || c->rt_busy || c->yield_req ||
+		    !cadence_dl_preempts(tctx->dl_delta, c->curr_dl_delta))
+			continue;
+		if (now - c->run_start < slice_min_ns) {
+			later = later < 0 ? cpu : later;
+			continue;
+		}
+		/* Claimed: a second waker in the same window looks elsewhere. */
+		c->yield_req = 1;
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, task_slice(tctx), SCX_ENQ_PREEMPT);
+		scxk_stat_inc(CADENCE_STAT_DL_PREEMPT);
+		return true;
+	}
+	/*
+	 * The victim only just started: it yields at its next tick instead,
+	 * with @p next in line there, rather than @p waiting in the domain
+	 * queue for whichever slice ends first (up to slice + a tick).
+	 */
+	if (later >= 0 && (c = scxk_percpu_ctx_of(&cpu_ctxs, later))) {
+		c->yield_req = 1;
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | later, task_slice(tctx), 0);
+		scxk_stat_inc(CADENCE_STAT_YIELD);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Preempt for a waking @p among the most critical few: of two random
  * active CPUs running something less critical, the one that would run
  * longest; never a lock holder or a CPU an RT task took.
  */
-static bool try_preempt(struct task_struct *p, struct task_ctx *tctx, u64 now)
+static bool try_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev_cpu, u64 now)
 {
 	u32 order = power_mode() == CADENCE_PM_POWERSAVE ? CADENCE_ORDER_SAVE : CADENCE_ORDER_PERF;
 	u32 n = sys.nr_active_cpus, r = bpf_get_prandom_u32();
@@ -446,9 +501,10 @@ static bool try_preempt(struct task_struct *p, struct task_ctx *tctx, u64 now)
 	struct cpu_ctx *c;
 	int i;
 
-	if (no_preemption || tctx->lat_cri < sys.thr_lat_cri ||
-	    cadence_greedy_penalty(tctx->svc, avg_svc) > CADENCE_SCALE)
+	if (no_preemption || cadence_greedy_penalty(tctx->svc, avg_svc) > CADENCE_SCALE)
 		return false;
+	if (tctx->lat_cri < sys.thr_lat_cri)
+		return !no_dl_preempt && try_deadline_preempt(p, tctx, prev_cpu, now);
 	if (!n || n > nr_cpus)
 		n = nr_cpus;
 	cand[0] = cpu_order[order & 1][SCXK_CPU_IDX(r % n)];
@@ -469,11 +525,17 @@ static bool try_preempt(struct task_struct *p, struct task_ctx *tctx, u64 now)
 	if (victim < 0 || !(c = scxk_percpu_ctx_of(&cpu_ctxs, victim)))
 		return false;
 
-	scxk_dsq_insert_vtime(p, SCXK_DSQ_CPU(victim), task_slice(tctx), tctx->deadline, 0);
+	/*
+	 * Straight to the victim's local queue: through the CPU's own DSQ the
+	 * victim's dispatch would compare deadlines with its domain queue,
+	 * where the clock's lead makes every older deadline look earlier, and
+	 * the preemption would only swap one CPU hog for another.
+	 */
 	if (scxk_time_before(now + YIELD_HORIZON_NS, best_stop)) {
-		scx_bpf_kick_cpu(victim, SCX_KICK_PREEMPT);
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | victim, task_slice(tctx), SCX_ENQ_PREEMPT);
 		scxk_stat_inc(CADENCE_STAT_PREEMPT);
 	} else {
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | victim, task_slice(tctx), 0);
 		c->yield_req = 1;
 		/*
 		 * The victim may have gone idle since we looked; an idle CPU
@@ -561,7 +623,7 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 		scxk_stat_inc(CADENCE_STAT_DIRECT);
 		return;
 	}
-	if ((enq_flags & SCX_ENQ_WAKEUP) && try_preempt(p, tctx, scxk_now()))
+	if ((enq_flags & SCX_ENQ_WAKEUP) && try_preempt(p, tctx, prev_cpu, scxk_now()))
 		return;
 
 	d = dom_of(prev_cpu);
@@ -687,12 +749,14 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 		scxk_stat_inc(CADENCE_STAT_ON_BIG);
 	if (!tctx) {
 		c->curr_lat_cri = 0;
+		c->curr_dl_delta = 0;
 		c->lock_holder = 0;
 		return;
 	}
 	tctx->run_freq = scxk_freq_update(tctx->run_freq, now - tctx->last_run_at);
 	tctx->last_run_at = now;
 	c->curr_lat_cri = tctx->lat_cri;
+	c->curr_dl_delta = tctx->dl_delta;
 	c->lock_holder = tctx->lock_held;
 	if (tctx->lat_cri >= sys.avg_lat_cri)
 		scxk_stat_inc(CADENCE_STAT_LAT_CRI);
@@ -723,12 +787,25 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 void BPF_STRUCT_OPS(cadence_tick, struct task_struct *p)
 {
 	struct cpu_ctx *c = scxk_percpu_ctx(&cpu_ctxs);
+	struct task_ctx *tctx;
 	u64 now = scxk_now();
 
 	if (!c)
 		return;
 	c->busy_ns += now - c->acct_at;
 	c->acct_at = now;
+	/*
+	 * FUTEX_WAIT returning 0 also ends a condvar or barrier wait, so the
+	 * "lock" may never be given back by a FUTEX_WAKE: a thread that passed
+	 * a start barrier once would otherwise stay boosted and shielded for
+	 * good. Real critical sections are short; drop the status after
+	 * slice_max of CPU time.
+	 */
+	if ((tctx = task_ctx(p)) && tctx->lock_held &&
+	    tctx->lock_ran + (now - c->run_start) > slice_max_ns) {
+		tctx->lock_held = 0;
+		c->lock_holder = 0;
+	}
 	/* A more critical task waits on this CPU's queue: yield now. */
 	if (c->yield_req) {
 		c->yield_req = 0;
@@ -755,6 +832,9 @@ void BPF_STRUCT_OPS(cadence_stopping, struct task_struct *p, bool runnable)
 	tctx->avg_runtime = scxk_calc_avg(tctx->avg_runtime, ran);
 	tctx->acc_runtime += ran;
 	tctx->svc += scxk_scale_by_weight_inv(ran, p->scx.weight);
+	/* Going to sleep, or held longer than any critical section: released. */
+	if (tctx->lock_held && (!runnable || (tctx->lock_ran += ran) > slice_max_ns))
+		tctx->lock_held = 0;
 }
 
 void BPF_STRUCT_OPS(cadence_quiescent, struct task_struct *p, u64 deq_flags)
@@ -850,6 +930,7 @@ int cadence_futex_exit(struct trace_event_raw_sys_exit *ctx)
 	if (!ctx->ret && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_LOCK_PI ||
 			  cmd == FUTEX_LOCK_PI2)) {
 		tctx->lock_held = 1;
+		tctx->lock_ran = 0;
 		/* The task runs here now: shield it from preemption at once. */
 		set_cpu_lock_holder(1);
 		scxk_stat_inc(CADENCE_STAT_LOCK_BOOST);

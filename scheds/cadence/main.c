@@ -37,7 +37,8 @@
 static struct {
 	uint64_t slice_max_us, slice_min_us, preempt_shift, samples;
 	bool performance, balanced, powersave, autopilot, autopower;
-	bool no_compaction, no_freq_scaling, no_futex_boost, no_preemption, no_wake_sync;
+	bool no_compaction, no_freq_scaling, no_futex_boost, no_preemption, no_dl_preempt,
+	     no_wake_sync;
 	bool no_slice_boost;
 } cfg = {
 	.slice_max_us = 5000,
@@ -70,6 +71,8 @@ static struct scxk_opt opts[] = {
 	  "do not boost (or shield from preemption) futex lock holders" },
 	{ "no-preemption", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preemption,
 	  "never preempt a running task for a critical one" },
+	{ "no-deadline-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_dl_preempt,
+	  "only the most critical tasks preempt (strict LAVD); others wait for a slice end" },
 	{ "no-wake-sync", 0, NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
 	  "ignore synchronous-wakeup hints when placing a wakee" },
 	{ "no-slice-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_slice_boost,
@@ -224,6 +227,8 @@ static const struct scxk_stat_desc stat_fields[] = {
 	{ "nr_sched", SCXK_STAT_U64, "tasks started running" },
 	{ "nr_preempt", SCXK_STAT_U64, "preemptions by IPI for a critical task" },
 	{ "nr_yield", SCXK_STAT_U64, "victims asked to yield at their next tick" },
+	{ "nr_dl_preempt", SCXK_STAT_U64,
+	  "preemptions by a waking task with an earlier deadline (victim ran slice_min)" },
 	{ "pc_lc", SCXK_STAT_FLOAT, "% of schedules latency-critical (at or above average)" },
 	{ "pc_pc", SCXK_STAT_FLOAT, "% of schedules performance-critical" },
 	{ "pc_big", SCXK_STAT_FLOAT, "% of schedules on big cores (0 unless hybrid)" },
@@ -299,6 +304,7 @@ static int stats_collect(json_t *out, void *state, void *arg)
 	json_object_set_new(out, "nr_sched", json_integer(d[CADENCE_STAT_SCHED]));
 	json_object_set_new(out, "nr_preempt", json_integer(d[CADENCE_STAT_PREEMPT]));
 	json_object_set_new(out, "nr_yield", json_integer(d[CADENCE_STAT_YIELD]));
+	json_object_set_new(out, "nr_dl_preempt", json_integer(d[CADENCE_STAT_DL_PREEMPT]));
 	json_object_set_new(out, "pc_lc",
 			    json_real(pct(d[CADENCE_STAT_LAT_CRI], d[CADENCE_STAT_SCHED])));
 	json_object_set_new(out, "pc_pc",
@@ -500,6 +506,7 @@ static int cadence_configure(struct scxk_run *run)
 	skel->rodata->no_compaction = cfg.no_compaction;
 	skel->rodata->no_freq_scaling = cfg.no_freq_scaling;
 	skel->rodata->no_preemption = cfg.no_preemption;
+	skel->rodata->no_dl_preempt = cfg.no_dl_preempt;
 	skel->rodata->no_wake_sync = cfg.no_wake_sync;
 	skel->rodata->no_slice_boost = cfg.no_slice_boost;
 	if (cfg.performance || cfg.balanced || cfg.powersave) {

@@ -42,7 +42,7 @@
 #define CADENCE_INH_MAX_SHIFT 2
 
 /* Deadline: base runtime every task is charged, plus up to this much awake time. */
-#define CADENCE_DL_BASE_NS (5 * SCXK_NSEC_PER_MSEC)
+#define CADENCE_DL_BASE_NS (1 * SCXK_NSEC_PER_MSEC)
 #define CADENCE_DL_ACC_MAX_NS (5 * SCXK_NSEC_PER_MSEC)
 /*
  * Service lag bound (weighted ns): a greedy task is penalised in proportion
@@ -161,6 +161,17 @@ static inline u64 cadence_preempt_thresh(u64 max, u64 avg, u32 shift)
 	if (max <= avg)
 		return max;
 	return max - ((max - avg) >> (shift < 63 ? shift : 63));
+}
+
+/**
+ * cadence_dl_preempts - whether a wakee whose deadline lies @wakee_delta
+ * past the clock may preempt a task that got @curr_delta: only when it is
+ * clearly more urgent (at most 3/4 of the distance), so peers with similar
+ * deadlines do not preempt each other back and forth
+ */
+static inline bool cadence_dl_preempts(u64 wakee_delta, u64 curr_delta)
+{
+	return curr_delta && wakee_delta < curr_delta - (curr_delta >> 2);
 }
 
 /**

@@ -92,6 +92,22 @@ static void test_normalize_and_preempt_thresh(void **state)
 	assert_int_equal(cadence_preempt_thresh(1000, 0, 200), 1000);
 }
 
+static void test_dl_preempts(void **state)
+{
+	(void)state;
+	/* A probe (about 2.7 ms) may preempt a CPU hog (about 6 ms). */
+	assert_true(cadence_dl_preempts(2700 * US, 6000 * US));
+	/* Peers within a quarter of each other never preempt each other. */
+	assert_false(cadence_dl_preempts(4600 * US, 6000 * US));
+	assert_false(cadence_dl_preempts(4500 * US, 6000 * US));
+	assert_true(cadence_dl_preempts(4499 * US, 6000 * US));
+	/* Kernel threads queue at the clock (distance 0) and preempt hogs... */
+	assert_true(cadence_dl_preempts(0, 6000 * US));
+	/* ...but nothing preempts a task whose distance is unknown or 0. */
+	assert_false(cadence_dl_preempts(0, 0));
+	assert_false(cadence_dl_preempts(100 * US, 0));
+}
+
 static void test_greedy_penalty(void **state)
 {
 	(void)state;
@@ -136,13 +152,15 @@ static void test_deadline_delta(void **state)
 	(void)state;
 	chain = cadence_deadline_delta(300 * US, CADENCE_SCALE, 1400, w);
 	hog = cadence_deadline_delta(50 * MS, CADENCE_SCALE, 300, w);
-	greedy = cadence_deadline_delta(50 * MS, 2 * CADENCE_SCALE, 300, w);
-	/* (5 ms + 300 us) * 1024 / 1400 */
-	assert_int_equal(chain, (5 * MS + 300 * US) * 1024 / 1400);
-	assert_true(chain < hog);
+	greedy = cadence_deadline_delta(50 * MS, 2 * CADENCE_SCALE, 300, 6 * w);
+	/* (1 ms + 300 us) * 1024 / 1400 */
+	assert_int_equal(chain, (1 * MS + 300 * US) * 1024 / 1400);
+	/* A fresh short runner is far ahead of a hog: base 1 ms, not 5 ms. */
+	assert_true(chain * 4 < hog);
 	/* Awake time counts up to 5 ms; the penalty doubles, up to the window. */
-	assert_int_equal(hog, 10 * MS * 1024 / 300);
-	assert_int_equal(greedy, w);
+	assert_int_equal(hog, 6 * MS * 1024 / 300);
+	assert_int_equal(greedy, 2 * hog);
+	assert_int_equal(cadence_deadline_delta(50 * MS, 2 * CADENCE_SCALE, 300, hog), hog);
 	/* Under oversubscription the window caps everyone: storms go FIFO-like. */
 	assert_int_equal(cadence_deadline_delta(50 * MS, CADENCE_SCALE, 300, 2 * MS), 2 * MS);
 	/* lat_cri 0 cannot divide by zero. */
@@ -309,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_lat_cri_inputs),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_normalize_and_preempt_thresh),
+		cmocka_unit_test(test_dl_preempts),
 		cmocka_unit_test(test_greedy_penalty),
 		cmocka_unit_test(test_svc_floor_bounds_sleep_credit),
 		cmocka_unit_test(test_compete_window),

@@ -47,6 +47,24 @@ is "loaded: autopilot picks performance" "$(stat_of "$line" power_mode)" perform
 is "loaded: every CPU active" "$(stat_of "$line" nr_active_cpus)" "$n"
 wait $sp
 
+# An interactive probe beside CPU hogs: wakeups that are not among the most
+# critical still take the CPU from a hog with a much later deadline. The
+# burners passed a start barrier (a FUTEX_WAIT returning 0): that must not
+# leave them marked as lock holders, boosted and unpreemptible, for good.
+scxk-burn -n $((2 * n)) -d 6 >/dev/null 2>&1 &
+bp=$!
+scxk-probe -d 4 >/dev/null 2>&1 &
+pp=$!
+sleep 2
+out=$(timeout 20 scx_cadence --monitor-sched-samples 200 --monitor-count 40 2>&1)
+diag "burner samples: $(echo "$out" | grep -c 'comm=scxk-burn'), as lock holders: $(echo "$out" | grep 'comm=scxk-burn' | grep -c 'lock_holder=1')"
+check "burners seen in samples" test "$(echo "$out" | grep -c 'comm=scxk-burn')" -gt 0
+is "burners are not lock holders after their start barrier" \
+	"$(echo "$out" | grep 'comm=scxk-burn' | grep -c 'lock_holder=1')" 0
+wait $pp $bp
+line=$(stats_line scx_cadence)
+check "probe wakeups preempted hogs by deadline" test "$(stat_of "$line" nr_dl_preempt)" -gt 0
+
 out=$(timeout 20 scx_cadence --monitor-sched-samples 200 --monitor-count 5 2>&1)
 is "sample client exits 0" $? 0
 like "samples carry criticality" "$out" "pid=[0-9]+ comm=.* lat_cri=[0-9]+ "
@@ -73,20 +91,25 @@ stop_sched INT
 # (--autopower is exercised live in cadence-hybrid.)
 for flags in "--performance --no-freq-scaling --no-wake-sync --slice-max-us 20000 --slice-min-us 1000 --preempt-shift 2" \
 	"--powersave --no-slice-boost --no-preemption" \
-	"--balanced --no-core-compaction --no-futex-boost --partial"; do
+	"--balanced --no-core-compaction --no-futex-boost --partial --no-deadline-preempt"; do
 	if start_sched scx_cadence $flags; then
 		stress-ng --cpu "$n" --pipe 2 --timeout 2s -q >/dev/null 2>&1
 		hackbench -g 2 -l 30 >/dev/null 2>&1
+		scxk-burn -n $((2 * n)) -d 3 >/dev/null 2>&1 &
+		bp=$!
+		scxk-probe -d 2 >/dev/null 2>&1
+		wait $bp
 		line=$(stats_line scx_cadence)
 		case "$flags" in
 		--performance*) is "--performance: mode and all CPUs active" \
 			"$(stat_of "$line" power_mode)/$(stat_of "$line" nr_active_cpus)" "performance/$n" ;;
 		--powersave*) is "--powersave: mode" "$(stat_of "$line" power_mode)" powersave
 			is "--no-preemption: no preemptions" \
-				"$(stat_of "$line" nr_preempt)/$(stat_of "$line" nr_yield)" "0/0" ;;
+				"$(stat_of "$line" nr_preempt)/$(stat_of "$line" nr_yield)/$(stat_of "$line" nr_dl_preempt)" "0/0/0" ;;
 		--balanced*) is "--balanced with --no-core-compaction: mode and all CPUs" \
 			"$(stat_of "$line" power_mode)/$(stat_of "$line" nr_active_cpus)" "balanced/$n"
-			is "--no-futex-boost: tracepoints off" "$(stat_of "$line" futex_boost)" 0 ;;
+			is "--no-futex-boost: tracepoints off" "$(stat_of "$line" futex_boost)" 0
+			is "--no-deadline-preempt: no deadline preemptions" "$(stat_of "$line" nr_dl_preempt)" 0 ;;
 		esac
 		alive=0; sched_alive || alive=1
 		stop_sched INT; rc=$SCHED_RC
