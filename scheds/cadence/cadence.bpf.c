@@ -799,9 +799,10 @@ void BPF_STRUCT_OPS(cadence_tick, struct task_struct *p)
 	 * "lock" may never be given back by a FUTEX_WAKE: a thread that passed
 	 * a start barrier once would otherwise stay boosted and shielded for
 	 * good. Real critical sections are short; drop the status after
-	 * slice_max of CPU time.
+	 * slice_max of CPU time. c->lock_holder mirrors the mark, so ticks of
+	 * other tasks skip the task-storage lookup.
 	 */
-	if ((tctx = task_ctx(p)) && tctx->lock_held &&
+	if (c->lock_holder && (tctx = task_ctx(p)) && tctx->lock_held &&
 	    tctx->lock_ran + (now - c->run_start) > slice_max_ns) {
 		tctx->lock_held = 0;
 		c->lock_holder = 0;
