@@ -152,14 +152,27 @@ def expand_cmd(cmd, dur, warmup, cpus):
     return cmd.format(dur=dur, bgdur=dur + 2 * warmup, cpus=cpus, cpus2=2 * cpus)
 
 
-def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity):
-    """Shell header of the guest script: variables and bench_plan()."""
-    q = shlex.quote
-    cmd = "" if cfg["binary"] is None else " ".join(
+def sched_cmd(cfg):
+    return "" if cfg["binary"] is None else " ".join(
         x for x in (cfg["binary"], cfg["flags"]) if x)
+
+
+def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, interleave=None):
+    """Shell header of the guest script: variables and bench_plan().
+
+    With interleave (a list of configs), one boot runs every config: each
+    run of a scenario goes through the configs in turn, in reverse order
+    on every other round, so that a drift of the host's speed during the
+    boot falls on all of them alike instead of on whichever booted later.
+    """
+    q = shlex.quote
     lines = ["BENCH_SCHED=%s" % q(cfg["config"]),
-             "BENCH_SCHED_CMD=%s" % q(cmd),
-             "BENCH_RUNS=%d" % runs,
+             "BENCH_SCHED_CMD=%s" % q(sched_cmd(cfg)),
+             "BENCH_NCFG=%d" % (len(interleave) if interleave else 0)]
+    for i, c in enumerate(interleave or []):
+        lines.append("bench_cfg_%d() { BENCH_SCHED=%s; BENCH_SCHED_CMD=%s; }" % (
+            i + 1, q(c["config"]), q(sched_cmd(c))))
+    lines += ["BENCH_RUNS=%d" % runs,
              "BENCH_CAPACITY=%s" % ("" if capacity is None else "%.0f" % capacity),
              "bench_plan() {"]
     for name in scenarios:

@@ -6,6 +6,8 @@
 # header sets:
 #   BENCH_SCHED      config label ("default", "brisk:-m performance", ...)
 #   BENCH_SCHED_CMD  command line of the scheduler; empty for the kernel's own
+#   BENCH_NCFG       0, or the number of configs bench_cfg_1..N switch
+#                    between to interleave their runs in this one boot
 #   BENCH_RUNS       repetitions of every scenario
 #   BENCH_CAPACITY   closed-loop req/s that offered_load_pct refers to; empty
 #                    means "use the median of this boot's reqs-capacity runs"
@@ -169,13 +171,31 @@ bench_scenario() {
 	export RPS
 	_i=1
 	while [ $_i -le "$BENCH_RUNS" ]; do
-		diag "$BENCH_SCHED: $_name run $_i/$BENCH_RUNS${RPS:+ at $RPS req/s}"
-		bench_run "$_name" $_i "$_warm" "$@"
-		# The closed-loop rate calibrates reqs-50/100 of this boot.
-		[ "$_name" = reqs-capacity ] && tr -d '\n' <$B/reqs.json |
-			sed 's/.*"rps":\([0-9.]*\).*/\1/' >>$B/capacity.list && echo >>$B/capacity.list
+		if [ "$BENCH_NCFG" -gt 0 ]; then
+			# Interleaved: every config once per round, ABBA order.
+			_k=1
+			while [ $_k -le "$BENCH_NCFG" ]; do
+				_c=$_k
+				[ $((_i % 2)) = 0 ] && _c=$((BENCH_NCFG + 1 - _k))
+				bench_cfg_$_c
+				bench_one "$_name" $_i "$_warm" "$@"
+				_k=$((_k + 1))
+			done
+		else
+			bench_one "$_name" $_i "$_warm" "$@"
+		fi
 		_i=$((_i + 1))
 	done
+}
+
+bench_one() { # SCENARIO RUN WARMUP WL...
+	diag "$BENCH_SCHED: $1 run $2/$BENCH_RUNS${RPS:+ at $RPS req/s}"
+	bench_run "$@"
+	# The closed-loop rate of the default scheduler calibrates reqs-50/100
+	# of this boot.
+	[ "$1" = reqs-capacity ] && [ -z "$BENCH_SCHED_CMD" ] && tr -d '\n' <$B/reqs.json |
+		sed 's/.*"rps":\([0-9.]*\).*/\1/' >>$B/capacity.list && echo >>$B/capacity.list
+	return 0
 }
 
 # stress-ng's exec stressor refuses to run as root: give it a user.

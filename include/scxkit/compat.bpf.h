@@ -17,6 +17,8 @@
 #ifndef __SCXKIT_COMPAT_BPF_H
 #define __SCXKIT_COMPAT_BPF_H
 
+#include <scxkit/sched_math.h>
+
 /* 6.12 names */
 void scx_bpf_dispatch___scxk(struct task_struct *p, u64 dsq_id, u64 slice, u64 enq_flags) __ksym __weak;
 void scx_bpf_dispatch_vtime___scxk(struct task_struct *p, u64 dsq_id, u64 slice, u64 vtime,
@@ -91,6 +93,27 @@ static __always_inline bool scxk_dsq_move_to_local(u64 dsq_id)
 	if (bpf_ksym_exists(scx_bpf_dsq_move_to_local))
 		return scx_bpf_dsq_move_to_local(dsq_id);
 	return scx_bpf_consume___scxk(dsq_id);
+}
+
+/**
+ * scxk_dsq_move_earliest - move here the head of @first or @second, whichever
+ * has the earlier dsq_vtime (@first on a tie), falling back to the other;
+ * false when both are empty.
+ *
+ * Counting a DSQ is one cheap call; peeking at a head costs a DSQ iterator
+ * (three calls, the DSQ's lock). Dispatch runs on every context switch and
+ * one of the two queues is usually empty, so heads are compared only when
+ * both hold tasks.
+ */
+static __always_inline bool scxk_dsq_move_earliest(u64 first, u64 second)
+{
+	if (!scx_bpf_dsq_nr_queued(second))
+		return scxk_dsq_move_to_local(first);
+	if (!scx_bpf_dsq_nr_queued(first))
+		return scxk_dsq_move_to_local(second);
+	if (scxk_time_before(scxk_dsq_head_vtime(second), scxk_dsq_head_vtime(first)))
+		return scxk_dsq_move_to_local(second) || scxk_dsq_move_to_local(first);
+	return scxk_dsq_move_to_local(first) || scxk_dsq_move_to_local(second);
 }
 
 void scx_bpf_reenqueue_local___v2___scxk(void) __ksym __weak;

@@ -9,8 +9,12 @@
  * how often it wakes (policy.h), so short, frequent sleepers go first;
  * sleep credit is bounded to one slice behind the domain's clock. A CPU
  * serves its own domain first and steals from other domains of its node
- * only when their queues hold at least --greedy-threshold tasks (across
- * nodes with --greedy-threshold-x-numa).
+ * only when their queues hold at least --greedy-threshold tasks, and from
+ * other nodes' domains holding at least --greedy-threshold-x-numa (1 by
+ * default, where rusty never crosses nodes: a node left idle until the
+ * next balancing round, up to --interval away, loses more than the cache
+ * misses of a stolen task cost; and at 2, one task always waiting while a
+ * far CPU idles is a steady state that wastes a CPU).
  *
  * Wakeups look for a CPU in this order: the sync waker's CPU, the previous
  * CPU if idle, an idle CPU of the domain, then an idle CPU of an
@@ -373,25 +377,39 @@ direct:
 	return cpu;
 }
 
-/* Wake an idle CPU that will take from @dom: its own, else a greedy one. */
+/* Kick an idle CPU of greedy set @slot to steal; true if one was found. */
+static bool kick_greedy(u32 slot)
+{
+	const struct cpumask *m = slot_cpumask(&greedy_masks, KICK_BASE + slot);
+	s32 cpu;
+
+	/* Greedy CPUs steal without regard to p's affinity: any idle one helps. */
+	if (!m || (cpu = scx_bpf_pick_idle_cpu(m, 0)) < 0)
+		return false;
+	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	scxk_stat_inc(BALANCE_STAT_KICK_GREEDY);
+	return true;
+}
+
+/*
+ * Wake an idle CPU that will take from @dom: its own, else a greedy one of
+ * its node, else one of another node - only at the thresholds at which
+ * that CPU's dispatch will actually steal, so no kick is wasted.
+ */
 static void kick_for(struct task_struct *p, u32 dom)
 {
-	const struct cpumask *m;
+	u32 nq;
 	s32 cpu;
 
 	if ((cpu = scxk_pick_idle_in(p, dom_cpumask(dom), 0)) >= 0) {
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
-	if (!greedy_threshold || scx_bpf_dsq_nr_queued(dom) < greedy_threshold)
+	nq = scx_bpf_dsq_nr_queued(dom);
+	if (greedy_threshold && nq >= greedy_threshold && kick_greedy(node_of_dom(dom)))
 		return;
-	/* Greedy CPUs steal without regard to p's affinity: any idle one helps. */
-	m = slot_cpumask(&greedy_masks, KICK_BASE + (greedy_threshold_x_numa ? GREEDY_ALL
-									     : node_of_dom(dom)));
-	if (m && (cpu = scx_bpf_pick_idle_cpu(m, 0)) >= 0) {
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-		scxk_stat_inc(BALANCE_STAT_KICK_GREEDY);
-	}
+	if (greedy_threshold_x_numa && nq >= greedy_threshold_x_numa)
+		kick_greedy(GREEDY_ALL);
 }
 
 void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
@@ -431,9 +449,9 @@ static bool consume_own(s32 cpu, u32 dom)
 {
 	u64 cdsq = SCXK_DSQ_CPU(cpu);
 
-	if (!fifo_sched && scxk_time_before(scxk_dsq_head_vtime(dom), scxk_dsq_head_vtime(cdsq)))
-		return scxk_dsq_move_to_local(dom) || scxk_dsq_move_to_local(cdsq);
-	return scxk_dsq_move_to_local(cdsq) || scxk_dsq_move_to_local(dom);
+	if (fifo_sched)
+		return scxk_dsq_move_to_local(cdsq) || scxk_dsq_move_to_local(dom);
+	return scxk_dsq_move_earliest(cdsq, dom);
 }
 
 /* Steal from another domain on (@same_node) or off this CPU's node. */

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -63,6 +64,8 @@ static struct {
 	.tune_interval = 0.1,
 	.load_half_life = 1.0,
 	.greedy_threshold = 1,
+	/* see balance.bpf.c: an idle node should not wait for the balancer */
+	.greedy_threshold_x_numa = 1,
 	.direct_greedy_under = 90.0,
 	.kick_greedy_under = 100.0,
 	.node_threshold = LB_NODE_THRESHOLD_DFL * 100,
@@ -137,7 +140,8 @@ static const struct scxk_cli cli = {
 	.examples = "  scx_balance                       one domain per LLC, balance every 2 s\n"
 		    "  scx_balance -i 0.5 -l 0.5         react faster to load changes\n"
 		    "  scx_balance -C 0-3 -C 4-7         two domains given by hand\n"
-		    "  scx_balance --greedy-threshold-x-numa 2 -r   spill across nodes eagerly\n",
+		    "  scx_balance --greedy-threshold-x-numa 0       never steal across nodes (rusty)\n"
+		    "  scx_balance -r                    also push waking tasks across nodes\n",
 	.opts = opts,
 };
 
@@ -182,21 +186,36 @@ static uint64_t mono_ns(void)
 
 /* ---- tuner ---- */
 
-/* Busy and total jiffies of every CPU; 0 on success. */
+/*
+ * Busy and total jiffies of every CPU; 0 on success. The file stays open and
+ * is read again from offset 0 (seq_file regenerates it), and parsed in
+ * place: at ten reads a second, opening it and stdio's buffering were most
+ * of the loader's own CPU time.
+ */
 static int read_proc_stat(uint64_t *busy, uint64_t *total, int nr)
 {
-	char line[512];
-	FILE *f = fopen("/proc/stat", "re");
+	static int fd = -1;
+	static char buf[128 * 1024];
+	char *line, *end;
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0 && (fd = open("/proc/stat", O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
+	if ((n = pread(fd, buf, sizeof(buf) - 1, 0)) < 0)
+		return -errno;
+	buf[n] = '\0';
 	memset(busy, 0, sizeof(*busy) * nr);
 	memset(total, 0, sizeof(*total) * nr);
-	while (fgets(line, sizeof(line), f)) {
+	for (line = buf; line < buf + n; line = end + 1) {
 		unsigned long long v[8] = { 0 };
 		int cpu;
 
-		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+		if (!(end = strchr(line, '\n')))
+			end = buf + n;
+		/* The per-CPU lines come first, right after "cpu "; stop after them. */
+		if (strncmp(line, "cpu", 3))
+			break;
+		if (line[3] < '0' || line[3] > '9')
 			continue;
 		/* NOLINTNEXTLINE(cert-err34-c): kernel-written; a short count is refused below */
 		if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
@@ -207,7 +226,6 @@ static int read_proc_stat(uint64_t *busy, uint64_t *total, int nr)
 		total[cpu] = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
 		busy[cpu] = total[cpu] - v[3] - v[4];
 	}
-	fclose(f);
 	return 0;
 }
 

@@ -345,13 +345,8 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 	if (throttled)
 		return;
 	/* Earliest deadline of the two queues first, the other as fallback. */
-	if (scxk_time_before(scxk_dsq_head_vtime(nd), scxk_dsq_head_vtime(cpu_dsq))) {
-		if (scxk_dsq_move_to_local(nd) || scxk_dsq_move_to_local(cpu_dsq))
-			return;
-	} else {
-		if (scxk_dsq_move_to_local(cpu_dsq) || scxk_dsq_move_to_local(nd))
-			return;
-	}
+	if (scxk_dsq_move_earliest(cpu_dsq, nd))
+		return;
 
 	/* Nothing waits here: let prev run on, unless its core is contended. */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && !smt_contended(prev, cpu)) {

@@ -663,13 +663,8 @@ void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 	if (nr_doms > 1 && sys.nr_stealees && !dom_stealee[d] && steal(d, true))
 		return;
 	/* Earliest deadline of this CPU's queue and its domain's. */
-	if (scxk_time_before(scxk_dsq_head_vtime(d), scxk_dsq_head_vtime(cpu_dsq))) {
-		if (scxk_dsq_move_to_local(d) || scxk_dsq_move_to_local(cpu_dsq))
-			return;
-	} else {
-		if (scxk_dsq_move_to_local(cpu_dsq) || scxk_dsq_move_to_local(d))
-			return;
-	}
+	if (scxk_dsq_move_earliest(cpu_dsq, d))
+		return;
 	/* Nothing here: never idle while another domain has work. */
 	if (nr_doms > 1 && steal(d, false))
 		return;

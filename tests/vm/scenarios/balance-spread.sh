@@ -3,7 +3,9 @@
 # gives one LLC per socket): work started pinned on one domain and then
 # released spreads over both nodes within a few balancer intervals - seen
 # in the balancer's stats and in per-CPU busy time from /proc/stat - and
-# does not without the balancer (idle CPUs steal only inside their node).
+# does not without the balancer when idle CPUs steal only inside their node
+# (--greedy-threshold-x-numa 0); with the default cross-node threshold the
+# idle node steals the work even before any balancing.
 . ./lib.sh
 [ -d $SCX ] || skip_all "kernel without sched_ext"
 nodes=$(ls -d /sys/devices/system/node/node* | wc -l)
@@ -39,8 +41,9 @@ is "--cpumasks leaving CPUs out exit 2" $? 2
 like "and name them" "$(cat /tmp/bad.out)" "4-7"
 is "kernel untouched" "$(state)" disabled
 
-# Without the balancer: stealing stays inside node 0, node 1 idles.
-check "attaches without load balancing" start_sched scx_balance $DOMS $FAST --no-load-balance
+# Without the balancer and without cross-node steals: node 1 idles.
+check "attaches without load balancing" start_sched scx_balance $DOMS $FAST --no-load-balance \
+	--greedy-threshold-x-numa 0
 skewed_start
 sleep 4
 snap /tmp/s0; sleep 3; snap /tmp/s1
@@ -49,6 +52,24 @@ diag "busy % per CPU without balancing: $b"
 n1=$(avg_of $(echo $b | cut -d' ' -f5-8))
 check "node 1 stays mostly idle (avg $n1%)" test "$n1" -lt 40
 check "burners ran throughout" kill -0 $BURN
+kill $BURN; wait $BURN
+stop_sched INT
+is "detaches" "$SCHED_RC" 0
+
+# Still no balancer, default cross-node threshold: node 1's idle CPUs steal
+# from domain 0's queue, so no CPU waits for a balancing round.
+check "attaches with cross-node steals only" start_sched scx_balance $DOMS $FAST --no-load-balance
+skewed_start
+sleep 3
+snap /tmp/s0; sleep 3; snap /tmp/s1
+line=$(stats_line scx_balance)
+b=$(busy_between /tmp/s0 /tmp/s1)
+diag "busy % per CPU with cross-node steals: $b"
+n1=$(avg_of $(echo $b | cut -d' ' -f5-8))
+check "node 1 busy from steals alone (avg $n1%)" test "$n1" -ge 70
+check "steals across nodes counted (greedy_xnuma $(stat_of "$line" greedy_xnuma)%)" \
+	awk -v v="$(stat_of "$line" greedy_xnuma)" 'BEGIN { exit !(v > 0) }'
+is "and no balancer moves" "$(stat_of "$line" nr_migrations)" 0
 kill $BURN; wait $BURN
 stop_sched INT
 is "detaches" "$SCHED_RC" 0
