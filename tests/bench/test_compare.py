@@ -162,6 +162,35 @@ class Plan(unittest.TestCase):
         self.assertIn("scxk-burn -n 4 -d 9", plan)       # bgdur = 7 + 2 * warmup
         self.assertIn("scxk-probe -d 7", plan)
 
+    def test_interleaved_plan_runs_abba(self):
+        """The guest's own loop, run by sh with bench_run stubbed out."""
+        import re
+        import subprocess
+        cfgs = bench.parse_sched_configs("minimal,brisk:-m performance")
+        plan = bench.guest_plan(cfgs[0], ["probe-vs-burners"], DEFS, 3, 2, False, 7, None,
+                                cfgs)
+        self.assertIn("BENCH_NCFG=3", plan)
+        with open(os.path.join(TOP, "bench", "guest.sh")) as f:
+            guest = f.read()
+        funcs = "\n".join(re.findall(r"^(bench_(?:scenario|one)\(\) \{.*?^\})\n", guest,
+                                   re.M | re.S))
+        self.assertIn("bench_one()", funcs)
+        script = plan + funcs + """
+
+diag() { :; }
+bench_run() { echo "$BENCH_SCHED|$2|$BENCH_SCHED_CMD"; }
+bench_plan
+"""
+        out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True)
+        got = [tuple(l.split("|")) for l in out.stdout.splitlines()]
+        order = ["default", "minimal", "brisk:-m performance"]
+        want = []
+        for run in (1, 2, 3):
+            for c in (order if run % 2 else order[::-1]):
+                want.append((c, str(run), {"default": "", "minimal": "scx_minimal"}.get(
+                    c, "scx_brisk -m performance")))
+        self.assertEqual(got, want)
+
     def test_bpf_deltas_struct_ops_only(self):
         before = [{"id": 1, "type": "struct_ops", "name": "a_enqueue", "run_cnt": 10,
                    "run_time_ns": 1000}]
