@@ -552,6 +552,9 @@ void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
+	/* Wakeups were re-matched in select_cpu; a preempted or expired task here. */
+	if (!(enq_flags & SCX_ENQ_WAKEUP))
+		maybe_rematch(p, tctx);
 	l = tctx->layer;
 	tctx->enq_at = scxk_now();
 
@@ -733,9 +736,12 @@ void BPF_STRUCT_OPS(strata_running, struct task_struct *p)
 
 	if (!tctx || !cc)
 		return;
+	/*
+	 * No rename check here, on every switch: select_cpu (wakeups), enqueue
+	 * (re-queues) and dispatch (a task kept running) already cover every
+	 * way back to a CPU.
+	 */
 	tctx->fallback = custom_affinity(p);
-	if (!tctx->fallback)
-		maybe_rematch(p, tctx);
 	l = tctx->layer;
 	tctx->run_at = now;
 	if (tctx->enq_at) {
