@@ -157,7 +157,13 @@ def sched_cmd(cfg):
         x for x in (cfg["binary"], cfg["flags"]) if x)
 
 
-def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, interleave=None):
+def done_key(scenario, run, config):
+    """How the guest names a finished run (BENCH_DONE in guest.sh)."""
+    return "%s:%d:%s" % (scenario, run, config)
+
+
+def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, interleave=None,
+               done=()):
     """Shell header of the guest script: variables and bench_plan().
 
     With interleave (a list of configs), one boot runs every config: each
@@ -172,6 +178,8 @@ def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, inte
     for i, c in enumerate(interleave or []):
         lines.append("bench_cfg_%d() { BENCH_SCHED=%s; BENCH_SCHED_CMD=%s; }" % (
             i + 1, q(c["config"]), q(sched_cmd(c))))
+    # Runs an earlier boot of this plan already finished: the guest skips them.
+    lines.append("BENCH_DONE=%s" % q("|" + "".join(k + "|" for k in done)))
     lines += ["BENCH_RUNS=%d" % runs,
              "BENCH_CAPACITY=%s" % ("" if capacity is None else "%.0f" % capacity),
              "bench_plan() {"]

@@ -8,6 +8,7 @@
 #   BENCH_SCHED_CMD  command line of the scheduler; empty for the kernel's own
 #   BENCH_NCFG       0, or the number of configs bench_cfg_1..N switch
 #                    between to interleave their runs in this one boot
+#   BENCH_DONE       |scenario:run:config|... runs an earlier boot finished
 #   BENCH_RUNS       repetitions of every scenario
 #   BENCH_CAPACITY   closed-loop req/s that offered_load_pct refers to; empty
 #                    means "use the median of this boot's reqs-capacity runs"
@@ -189,6 +190,7 @@ bench_scenario() {
 }
 
 bench_one() { # SCENARIO RUN WARMUP WL...
+	case "$BENCH_DONE" in *"|$1:$2:$BENCH_SCHED|"*) return 0 ;; esac
 	diag "$BENCH_SCHED: $1 run $2/$BENCH_RUNS${RPS:+ at $RPS req/s}"
 	bench_run "$@"
 	# The closed-loop rate of the default scheduler calibrates reqs-50/100

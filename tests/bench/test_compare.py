@@ -162,14 +162,10 @@ class Plan(unittest.TestCase):
         self.assertIn("scxk-burn -n 4 -d 9", plan)       # bgdur = 7 + 2 * warmup
         self.assertIn("scxk-probe -d 7", plan)
 
-    def test_interleaved_plan_runs_abba(self):
+    def guest_loop(self, plan):
         """The guest's own loop, run by sh with bench_run stubbed out."""
         import re
         import subprocess
-        cfgs = bench.parse_sched_configs("minimal,brisk:-m performance")
-        plan = bench.guest_plan(cfgs[0], ["probe-vs-burners"], DEFS, 3, 2, False, 7, None,
-                                cfgs)
-        self.assertIn("BENCH_NCFG=3", plan)
         with open(os.path.join(TOP, "bench", "guest.sh")) as f:
             guest = f.read()
         funcs = "\n".join(re.findall(r"^(bench_(?:scenario|one)\(\) \{.*?^\})\n", guest,
@@ -182,7 +178,14 @@ bench_run() { echo "$BENCH_SCHED|$2|$BENCH_SCHED_CMD"; }
 bench_plan
 """
         out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True)
-        got = [tuple(l.split("|")) for l in out.stdout.splitlines()]
+        return [tuple(l.split("|")) for l in out.stdout.splitlines()]
+
+    def test_interleaved_plan_runs_abba(self):
+        cfgs = bench.parse_sched_configs("minimal,brisk:-m performance")
+        plan = bench.guest_plan(cfgs[0], ["probe-vs-burners"], DEFS, 3, 2, False, 7, None,
+                                cfgs)
+        self.assertIn("BENCH_NCFG=3", plan)
+        got = self.guest_loop(plan)
         order = ["default", "minimal", "brisk:-m performance"]
         want = []
         for run in (1, 2, 3):
@@ -190,6 +193,16 @@ bench_plan
                 want.append((c, str(run), {"default": "", "minimal": "scx_minimal"}.get(
                     c, "scx_brisk -m performance")))
         self.assertEqual(got, want)
+        # A boot after QEMU's trap skips the runs an earlier boot finished.
+        done = [bench.done_key("probe-vs-burners", 1, c) for c in order] + \
+            [bench.done_key("probe-vs-burners", 2, "brisk:-m performance")]
+        plan = bench.guest_plan(cfgs[0], ["probe-vs-burners"], DEFS, 3, 2, False, 7, None,
+                                cfgs, done)
+        self.assertEqual(self.guest_loop(plan), want[4:])
+        cfg = bench.parse_sched_configs("minimal")[1]
+        plan = bench.guest_plan(cfg, ["probe-vs-burners"], DEFS, 3, 2, False, 7, None, None,
+                                [bench.done_key("probe-vs-burners", 2, "minimal")])
+        self.assertEqual([r[1] for r in self.guest_loop(plan)], ["1", "3"])
 
     def test_bpf_deltas_struct_ops_only(self):
         before = [{"id": 1, "type": "struct_ops", "name": "a_enqueue", "run_cnt": 10,
