@@ -488,6 +488,33 @@ static bool try_deadline_preempt(struct task_struct *p, struct task_ctx *tctx, s
 }
 
 /*
+ * A waker that runs in short bursts (a pipeline stage handing over, a
+ * client posting a request) is about to wait: queue @p first in line on
+ * the waker's CPU, where it runs the moment the waker blocks, cache-warm
+ * for what the waker produced, with no IPI and no victim. Without this a
+ * chain of such tasks under saturation preempted a CPU hog elsewhere by
+ * IPI at every hop, or waited up to a tick behind one that had just
+ * started. Should the waker run on after all, it yields at its next tick.
+ */
+static bool try_handoff(struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	struct task_struct *waker = bpf_get_current_task_btf();
+	s32 cpu = bpf_get_smp_processor_id();
+	struct task_ctx *wctx;
+	struct cpu_ctx *c;
+
+	if (waker == p || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+	    !(c = scxk_percpu_ctx_of(&cpu_ctxs, cpu)) || !c->running || c->yield_req ||
+	    now - c->run_start >= slice_min_ns || !(wctx = task_ctx(waker)) ||
+	    wctx->avg_runtime >= slice_min_ns)
+		return false;
+	c->yield_req = 1;
+	scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, task_slice(tctx), 0);
+	scxk_stat_inc(CADENCE_STAT_HANDOFF);
+	return true;
+}
+
+/*
  * Preempt for a waking @p among the most critical few: of two random
  * active CPUs running something less critical, the one that would run
  * longest; never a lock holder or a CPU an RT task took.
@@ -503,6 +530,8 @@ static bool try_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev_c
 
 	if (no_preemption || cadence_greedy_penalty(tctx->svc, avg_svc) > CADENCE_SCALE)
 		return false;
+	if (try_handoff(p, tctx, now))
+		return true;
 	if (tctx->lat_cri < sys.thr_lat_cri)
 		return !no_dl_preempt && try_deadline_preempt(p, tctx, prev_cpu, now);
 	if (!n || n > nr_cpus)

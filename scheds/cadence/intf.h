@@ -39,6 +39,7 @@ enum cadence_stat {
 	CADENCE_STAT_PREEMPT,	 /* preemptions by an IPI */
 	CADENCE_STAT_YIELD,	 /* victims asked to yield at their next tick */
 	CADENCE_STAT_DL_PREEMPT, /* preemptions by an earlier deadline after slice_min */
+	CADENCE_STAT_HANDOFF,	 /* wakees queued behind a short-burst waker on its CPU */
 	CADENCE_STAT_STEAL,	 /* tasks taken from another domain */
 	CADENCE_STAT_SPILL,	 /* compacted-off CPUs woken for overflow work */
 	CADENCE_STAT_UPGRADE,	 /* tasks kicked off a little core for an idle big one */

@@ -229,6 +229,8 @@ static const struct scxk_stat_desc stat_fields[] = {
 	{ "nr_yield", SCXK_STAT_U64, "victims asked to yield at their next tick" },
 	{ "nr_dl_preempt", SCXK_STAT_U64,
 	  "preemptions by a waking task with an earlier deadline (victim ran slice_min)" },
+	{ "nr_handoff", SCXK_STAT_U64,
+	  "wakees queued on a short-burst waker's CPU, to run when it waits" },
 	{ "pc_lc", SCXK_STAT_FLOAT, "% of schedules latency-critical (at or above average)" },
 	{ "pc_pc", SCXK_STAT_FLOAT, "% of schedules performance-critical" },
 	{ "pc_big", SCXK_STAT_FLOAT, "% of schedules on big cores (0 unless hybrid)" },
@@ -305,6 +307,7 @@ static int stats_collect(json_t *out, void *state, void *arg)
 	json_object_set_new(out, "nr_preempt", json_integer(d[CADENCE_STAT_PREEMPT]));
 	json_object_set_new(out, "nr_yield", json_integer(d[CADENCE_STAT_YIELD]));
 	json_object_set_new(out, "nr_dl_preempt", json_integer(d[CADENCE_STAT_DL_PREEMPT]));
+	json_object_set_new(out, "nr_handoff", json_integer(d[CADENCE_STAT_HANDOFF]));
 	json_object_set_new(out, "pc_lc",
 			    json_real(pct(d[CADENCE_STAT_LAT_CRI], d[CADENCE_STAT_SCHED])));
 	json_object_set_new(out, "pc_pc",
