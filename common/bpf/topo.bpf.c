@@ -145,6 +145,16 @@ __hidden s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom,
 	return scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, pick_flags);
 }
 
+/* Read-only: a cheap "is a search worth it" test before the per-mask searches. */
+__hidden bool scxk_any_idle_in(const struct cpumask *m)
+{
+	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
+	bool any = m ? bpf_cpumask_intersects(idle, m) : !bpf_cpumask_empty(idle);
+
+	scx_bpf_put_idle_cpumask(idle);
+	return any;
+}
+
 __hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
 {
 	const struct cpumask *llc, *node, *idle_smt;

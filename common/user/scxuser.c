@@ -229,6 +229,8 @@ int scxu_counters_read(struct scxu *u, struct scxu_counters *c)
 		.congested = v[SCXU_CNT_CONGESTED],
 		.queued = v[SCXU_CNT_QUEUED],
 		.heartbeats = v[SCXU_CNT_HEARTBEATS],
+		.sched_preempts = v[SCXU_CNT_SCHED_PREEMPTS],
+		.sched_preempts_deferred = v[SCXU_CNT_SCHED_PREEMPTS_DEFERRED],
 		.dequeued = u->dequeued,
 		.dispatch_full = u->dispatch_full,
 		.nr_scheduled = u->nr_scheduled,
@@ -577,6 +579,10 @@ static const struct scxk_stat_desc lib_fields[] = {
 	{"nr_failed_dispatches", SCXK_STAT_U64, "answers for tasks that were gone"},
 	{"nr_sched_congested", SCXK_STAT_U64, "tasks queued in BPF because the ring was full"},
 	{"nr_heartbeats", SCXK_STAT_U64, "heartbeat kicks that found work pending"},
+	{"nr_sched_preempts", SCXK_STAT_U64,
+	 "busy CPUs preempted to run the scheduling thread (every CPU busy, work queued)"},
+	{"nr_sched_preempts_deferred", SCXK_STAT_U64,
+	 "of those, preemptions the rate limit postponed to a timer"},
 	{"nr_page_faults", SCXK_STAT_U64, "page faults of the scheduler process since start-up"},
 	{"events_per_s", SCXK_STAT_FLOAT,
 	 "tasks handled by the user-space side per second since this client's previous read"},
@@ -622,6 +628,9 @@ static int stats_collect(json_t *out, void *state, void *arg)
 	json_object_set_new(out, "nr_failed_dispatches", json_integer(c.failed_dispatches));
 	json_object_set_new(out, "nr_sched_congested", json_integer(c.congested));
 	json_object_set_new(out, "nr_heartbeats", json_integer(c.heartbeats));
+	json_object_set_new(out, "nr_sched_preempts", json_integer(c.sched_preempts));
+	json_object_set_new(out, "nr_sched_preempts_deferred",
+			    json_integer(c.sched_preempts_deferred));
 	json_object_set_new(out, "nr_page_faults", json_integer(c.page_faults));
 	json_object_set_new(out, "events_per_s", json_real(rate));
 	return u->s->collect ? u->s->collect(u, out) : 0;

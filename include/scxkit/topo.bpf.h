@@ -45,6 +45,14 @@ s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags);
  */
 s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom, u64 pick_flags);
 
+/**
+ * scxk_any_idle_in - whether any CPU of @m (of the machine if NULL) is idle
+ *
+ * Claims nothing, so the answer may be stale by the time it is used: a
+ * filter before searches, not a reservation.
+ */
+bool scxk_any_idle_in(const struct cpumask *m);
+
 /** scxk_llc_cpumask - CPUs of LLC @llc (NULL before scxk_topo_init()) */
 const struct cpumask *scxk_llc_cpumask(u32 llc);
 

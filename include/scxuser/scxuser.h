@@ -65,7 +65,8 @@ struct scxu_opts {
 /* Counters since attach (BPF side summed over CPUs, plus user-side ones). */
 struct scxu_counters {
 	uint64_t user_dispatches, kernel_dispatches, cancel_dispatches, bounce_dispatches,
-		failed_dispatches, congested, queued, heartbeats;
+		failed_dispatches, congested, queued, heartbeats, sched_preempts,
+		sched_preempts_deferred;
 	uint64_t dequeued;	/* scxu_dequeue() successes */
 	uint64_t dispatch_full; /* scxu_dispatch() refused: answer ring full */
 	uint64_t nr_scheduled;	/* last value given to scxu_notify_complete() */

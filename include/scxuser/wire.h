@@ -71,6 +71,8 @@ enum scxu_counter {
 	SCXU_CNT_CONGESTED,	    /* queued ring full: task went to the shared queue */
 	SCXU_CNT_QUEUED,	    /* tasks sent to user space */
 	SCXU_CNT_HEARTBEATS,	    /* heartbeat kicks that found work pending */
+	SCXU_CNT_SCHED_PREEMPTS,    /* CPUs preempted for the scheduling thread */
+	SCXU_CNT_SCHED_PREEMPTS_DEFERRED, /* of those, by the timer the rate limit armed */
 	SCXU_NR_COUNTERS,
 };
 

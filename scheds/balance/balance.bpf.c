@@ -266,15 +266,6 @@ static void apply_lb_move(struct task_struct *p, struct task_ctx *tctx)
 	bpf_map_delete_elem(&lb_moves, &pid);
 }
 
-static bool dom_has_idle(const struct cpumask *dmask)
-{
-	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
-	bool ret = bpf_cpumask_intersects(idle, dmask);
-
-	scx_bpf_put_idle_cpumask(idle);
-	return ret;
-}
-
 /* An idle CPU of @m that @p may use, whole idle cores first. */
 static s32 pick_idle_in(struct task_struct *p, const struct cpumask *m)
 {
@@ -343,7 +334,7 @@ s32 BPF_STRUCT_OPS(balance_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 			cpu = prev_cpu;
 			goto direct;
 		}
-		if (!scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu) && dom_has_idle(dmask)) {
+		if (!scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu) && scxk_any_idle_in(dmask)) {
 			scxk_stat_inc(BALANCE_STAT_WAKE_SYNC);
 			cpu = this_cpu;
 			goto direct;

@@ -408,16 +408,6 @@ static s32 pick_idle(struct task_struct *p, s32 prev_cpu, const struct cpumask *
 	return scxk_pick_idle_in(p, dom, 0);
 }
 
-/* Whether any CPU at all is idle. */
-static bool any_idle(void)
-{
-	const struct cpumask *idle = scx_bpf_get_idle_cpumask();
-	bool any = !bpf_cpumask_empty(idle);
-
-	scx_bpf_put_idle_cpumask(idle);
-	return any;
-}
-
 /* An idle CPU for layer @l's task, in the order the layer's kind allows. */
 static s32 pick_layer_cpu(struct task_struct *p, u32 l, s32 prev_cpu, bool *spilled)
 {
@@ -432,7 +422,7 @@ static s32 pick_layer_cpu(struct task_struct *p, u32 l, s32 prev_cpu, bool *spil
 	 * searches below would find nothing, at two to four mask walks, on
 	 * the path the waking task waits on. One look at the idle mask first.
 	 */
-	if (!any_idle())
+	if (!scxk_any_idle_in(NULL))
 		return -EBUSY;
 	if (ly->placement == STRATA_PLACE_STICKY) {
 		const struct cpumask *dom = kind == STRATA_OPEN ? mask_of(MASK_UNPROT) : mask_of(l);

@@ -42,6 +42,23 @@ check "decisions were taken in user space ($ud)" test "${ud:-0}" -gt 1000
 is "no page fault in the scheduler process after start-up" "$(stat_of "$line" nr_page_faults)" 0
 is "no task lost to a stale or failed answer path" \
 	"$(stat_of "$line" nr_sched_congested)" 0
+# ---- every CPU busy: wakeups reach the scheduling thread by preemption ----
+# Burners on every CPU and probe threads waking every 0.5-5 ms: no CPU
+# idles, so each wakeup needs the scheduling thread run on a busy CPU.
+# Wakeups inside the rate limit's window must not wait for a slice end:
+# the timer armed for the end of the window preempts (deferred count).
+before=$(stats_line $bin)
+scxk-burn -n $((2 * $(nproc))) -d 5 >/dev/null 2>&1 &
+burn=$!
+scxk-probe -d 4 >/tmp/probe.json 2>/dev/null
+wait $burn
+after=$(stats_line $bin)
+sp=$(($(stat_of "$after" nr_sched_preempts) - $(stat_of "$before" nr_sched_preempts)))
+sd=$(($(stat_of "$after" nr_sched_preempts_deferred) - $(stat_of "$before" nr_sched_preempts_deferred)))
+diag "busy CPUs: $sp preemptions for the scheduling thread, $sd deferred; probe: $(grep -o '"p99_us": *[0-9.]*' /tmp/probe.json | head -n 1)"
+check "busy CPUs: CPUs preempted for the scheduling thread ($sp)" test "$sp" -gt 0
+check "busy CPUs: rate-limited wakeups preempt from the timer ($sd)" test "$sd" -gt 0
+check "busy CPUs: not ejected" sched_alive
 stop_sched INT
 is "SIGINT detaches with exit 0" "$SCHED_RC" 0
 is "state back to disabled" "$(state)" disabled
