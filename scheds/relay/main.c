@@ -137,14 +137,20 @@ static int relay_schedule(struct scxu *u)
 	struct relay *r = scxu_priv(u);
 	struct relay_item it;
 	struct scxu_task t;
-	bool idle_left = true;
-	uint64_t waiting;
+	uint64_t in_dsq = scxu_nr_waiting(u), waiting;
+	/*
+	 * Tasks already waiting in the shared queue mean no CPU idles (an
+	 * idle CPU takes from it first): skip the search, a system call per
+	 * round when the machine is saturated. Should one idle after all, the
+	 * BPF side kicks it for the task sent to the shared queue.
+	 */
+	bool idle_left = !in_dsq;
 	int err;
 
 	while (r->heap.nr < r->heap.cap && scxu_dequeue(u, &t) == 0)
 		take(r, &t);
 
-	waiting = scxu_nr_waiting(u) + r->heap.nr;
+	waiting = in_dsq + r->heap.nr;
 	while (relay_heap_pop(&r->heap, &it)) {
 		struct scxu_dispatch d = {
 			.pid = it.pid,

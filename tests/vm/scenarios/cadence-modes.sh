@@ -65,6 +65,17 @@ wait $pp $bp
 line=$(stats_line scx_cadence)
 check "probe wakeups preempted hogs by deadline" test "$(stat_of "$line" nr_dl_preempt)" -gt 0
 
+# A frame pipeline beside CPU hogs: each stage (300 us, under
+# --slice-min-us) wakes the next and then waits, so the next is handed
+# off onto its CPU (nr_handoff) instead of preempting a hog elsewhere.
+h0=$(stat_of "$line" nr_handoff)
+scxk-burn -n $((2 * n)) -d 5 >/dev/null 2>&1 &
+bp=$!
+scxk-frames -f 60 -c 4 -b 300 -d 4 >/dev/null 2>&1
+wait $bp
+h1=$(stat_of "$(stats_line scx_cadence)" nr_handoff)
+check "frame stages are handed off on the waker's CPU ($h0 -> $h1)" test "$((h1 - h0))" -gt 0
+
 out=$(timeout 20 scx_cadence --monitor-sched-samples 200 --monitor-count 5 2>&1)
 is "sample client exits 0" $? 0
 like "samples carry criticality" "$out" "pid=[0-9]+ comm=.* lat_cri=[0-9]+ "
@@ -97,15 +108,17 @@ for flags in "--performance --no-freq-scaling --no-wake-sync --slice-max-us 2000
 		hackbench -g 2 -l 30 >/dev/null 2>&1
 		scxk-burn -n $((2 * n)) -d 3 >/dev/null 2>&1 &
 		bp=$!
+		scxk-frames -f 60 -c 4 -b 300 -d 2 >/dev/null 2>&1 &
+		fp=$!
 		scxk-probe -d 2 >/dev/null 2>&1
-		wait $bp
+		wait $bp $fp
 		line=$(stats_line scx_cadence)
 		case "$flags" in
 		--performance*) is "--performance: mode and all CPUs active" \
 			"$(stat_of "$line" power_mode)/$(stat_of "$line" nr_active_cpus)" "performance/$n" ;;
 		--powersave*) is "--powersave: mode" "$(stat_of "$line" power_mode)" powersave
 			is "--no-preemption: no preemptions" \
-				"$(stat_of "$line" nr_preempt)/$(stat_of "$line" nr_yield)/$(stat_of "$line" nr_dl_preempt)" "0/0/0" ;;
+				"$(stat_of "$line" nr_preempt)/$(stat_of "$line" nr_yield)/$(stat_of "$line" nr_dl_preempt)/$(stat_of "$line" nr_handoff)" "0/0/0/0" ;;
 		--balanced*) is "--balanced with --no-core-compaction: mode and all CPUs" \
 			"$(stat_of "$line" power_mode)/$(stat_of "$line" nr_active_cpus)" "balanced/$n"
 			is "--no-futex-boost: tracepoints off" "$(stat_of "$line" futex_boost)" 0
