@@ -196,6 +196,57 @@ def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, inte
     return "\n".join(lines) + "\n"
 
 
+# ---- finished runs, kept across boots and invocations ----------------------
+
+def write_runs(path, lines):
+    """Every finished run so far, one guest record a line (atomically)."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for l in lines:
+            f.write(json.dumps(l, separators=(",", ":")) + "\n")
+    os.replace(tmp, path)
+
+
+def read_runs(path):
+    """Records written by write_runs (or cut from a console log)."""
+    out = []
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError as e:
+                    raise BenchError("%s:%d: not JSON (%s)" % (path, n, e))
+                if not (isinstance(rec, dict) and isinstance(rec.get("sched"), str)
+                        and isinstance(rec.get("scenario"), str)
+                        and isinstance(rec.get("run"), int)
+                        and isinstance(rec.get("workloads"), dict)):
+                    raise BenchError("%s:%d: not a run record (sched, scenario, run, "
+                                     "workloads)" % (path, n))
+                out.append(rec)
+    except OSError as e:
+        raise BenchError("cannot read %s: %s" % (path, e.strerror))
+    return out
+
+
+def resumable_runs(records, configs, scenarios, runs):
+    """(kept, dropped) records of an earlier invocation: a run is kept when
+    this invocation plans it (same config, scenario, run number), once."""
+    want = {c["config"] for c in configs}
+    kept, dropped, seen = [], [], set()
+    for r in records:
+        key = done_key(r["scenario"], r["run"], r["sched"])
+        if r["sched"] in want and r["scenario"] in scenarios and 1 <= r["run"] <= runs \
+                and key not in seen:
+            seen.add(key)
+            kept.append(r)
+        else:
+            dropped.append(r)
+    return kept, dropped
+
+
 # ---- guest output -> records -----------------------------------------------
 
 def parse_console(text):

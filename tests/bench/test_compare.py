@@ -204,6 +204,35 @@ bench_plan
                                 [bench.done_key("probe-vs-burners", 2, "minimal")])
         self.assertEqual([r[1] for r in self.guest_loop(plan)], ["1", "3"])
 
+    def test_runs_file_round_trip_and_resume_filter(self):
+        import tempfile
+        cfgs = bench.parse_sched_configs("minimal")
+        rec = lambda sched, scen, run: {"sched": sched, "scenario": scen, "run": run,
+                                        "workloads": {"probe": {"results": {"p99": run}}}}
+        recs = [rec("default", "probe-vs-burners", 1), rec("minimal", "probe-vs-burners", 1),
+                rec("minimal", "probe-vs-burners", 1),        # twice: kept once
+                rec("minimal", "probe-vs-burners", 4),        # beyond --runs 3
+                rec("brisk", "probe-vs-burners", 1),          # config not planned
+                rec("default", "hackbench", 2)]               # scenario not planned
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs.jsonl")
+            bench.write_runs(path, recs)
+            self.assertEqual(bench.read_runs(path), recs)
+            kept, dropped = bench.resumable_runs(bench.read_runs(path), cfgs,
+                                                 ["probe-vs-burners"], 3)
+            self.assertEqual(kept, recs[:2])
+            self.assertEqual(dropped, recs[2:])
+            with open(path, "a") as f:
+                f.write('{"sched": "default"}\n')
+            with self.assertRaisesRegex(bench.BenchError, "runs.jsonl:7: not a run record"):
+                bench.read_runs(path)
+            with open(path, "w") as f:
+                f.write("SCXK-BENCH {}\n")
+            with self.assertRaisesRegex(bench.BenchError, "not JSON"):
+                bench.read_runs(path)
+            with self.assertRaisesRegex(bench.BenchError, "cannot read"):
+                bench.read_runs(os.path.join(d, "missing.jsonl"))
+
     def test_bpf_deltas_struct_ops_only(self):
         before = [{"id": 1, "type": "struct_ops", "name": "a_enqueue", "run_cnt": 10,
                    "run_time_ns": 1000}]
