@@ -76,6 +76,10 @@ hb=$!
 sleep 0.5
 kill -STOP $SCHED_PID
 sleep $((timeout_ms / 1000 * 2))
+# An ejection started by then may still be finishing (state "disabling"
+# while CPU hogs compete with the kernel's disable work): give it time,
+# with the loader still stopped, so the kernel alone must complete it.
+[ "$sigstop" = survive ] || wait_for 30 state_is disabled || true
 st=$(state)
 kill -CONT $SCHED_PID
 wait $hb
