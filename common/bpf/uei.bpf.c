@@ -12,6 +12,18 @@ struct scxk_uei scxk_uei SEC(".data.uei");
 char scxk_uei_dump[SCXK_UEI_DUMP_DFL_LEN] SEC(".data.uei_dump");
 const volatile u32 scxk_uei_dump_len = SCXK_UEI_DUMP_DFL_LEN;
 
+/*
+ * Never called: its signature puts enum scx_ops_flags into every
+ * scheduler's BTF (a variable would put it in the skeleton, which user
+ * space cannot compile), so the loader can translate the ops table's
+ * flags, compiled against one kernel's values, to the running kernel's by
+ * name (scxk_obj_resolve_ops_flags()). libbpf loads no code for it.
+ */
+__weak int scxk_ops_flags_btf(enum scx_ops_flags f)
+{
+	return f != 0;
+}
+
 __hidden void scxk_uei_record(struct scx_exit_info *ei)
 {
 	bpf_probe_read_kernel_str(scxk_uei.reason, sizeof(scxk_uei.reason), ei->reason);

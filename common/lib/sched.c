@@ -246,8 +246,6 @@ static int prepare_common(struct scxk_run *run)
 	 */
 	if (!read_sysfs(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) && !scxk_parse_u64(buf, &v))
 		scxk_obj_set_ops_field(run->obj, "hotplug_seq", v);
-	if (c->partial)
-		scxk_obj_set_ops_field(run->obj, "flags", 8 /* SCX_OPS_SWITCH_PARTIAL */);
 	if (c->fault_starve_tgid) {
 		uint32_t tgid = c->fault_starve_tgid;
 
@@ -316,6 +314,9 @@ static int attach(struct scxk_run *run)
 	if (!ops)
 		return scxk_err(-ENOENT, "no sched_ext_ops in the BPF object");
 
+	/* After configure: the scheduler's own choices are in the table now. */
+	if ((err = scxk_obj_resolve_ops_flags(run->obj, run->common.partial)))
+		return err;
 	err = bpf_object__load_skeleton(run->skeleton);
 	if (err) {
 		print_log_tail();

@@ -640,7 +640,10 @@ int scxu_pick_idle(struct scxu_pick_args *args)
 	return 0;
 }
 
-/* .flags and .name are set by the library (SCX_OPS_ENQ_LAST, --partial). */
+/*
+ * .name is set by the library (the program's own name). SCX_OPS_ENQ_LAST:
+ * the scheduling thread must be able to idle.
+ */
 /* clang-format off */
 SCXK_OPS_DEFINE(scxu_ops,
 		.select_cpu = (void *)scxu_select_cpu,
@@ -654,5 +657,6 @@ SCXK_OPS_DEFINE(scxu_ops,
 		.exit = (void *)scxu_exit,
 		.dispatch_max_batch = SCXU_DISPATCH_BATCH,
 		.timeout_ms = SCXU_TIMEOUT_MS,
+		.flags = SCX_OPS_ENQ_LAST,
 		.name = "scxuser");
 /* clang-format on */

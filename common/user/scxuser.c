@@ -490,7 +490,6 @@ static int hook_configure(struct scxk_run *run)
 	struct scxu *u = &the_scxu;
 	struct scx_user *skel = u->skel;
 	uint64_t timeout_ms;
-	uint64_t flags = 2; /* SCX_OPS_ENQ_LAST: the scheduling thread must be able to idle */
 	int err;
 
 	skel->rodata->slice_ns = u->opts.slice_ns;
@@ -500,9 +499,6 @@ static int hook_configure(struct scxk_run *run)
 	if (getenv("SCX_TIMEOUT_MS") && !scxk_parse_u64(getenv("SCX_TIMEOUT_MS"), &timeout_ms) &&
 	    timeout_ms > 0 && timeout_ms <= SCXU_TIMEOUT_MS)
 		skel->rodata->user_stall_ns = timeout_ms * 1000000ULL;
-	if (run->common.partial)
-		flags |= 8; /* SCX_OPS_SWITCH_PARTIAL */
-	skel->struct_ops.scxu_ops->flags = flags;
 	/*
 	 * Before attach, not after: growing, touching and locking tens of MiB
 	 * takes seconds on a loaded machine, and between attach and the

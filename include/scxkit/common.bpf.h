@@ -119,18 +119,57 @@ static __always_inline void *scxk_percpu_ctx_of(void *map, s32 cpu)
 	return bpf_map_lookup_percpu_elem(map, &zero, cpu);
 }
 
+/* Filled in by libbpf from the running kernel's release string. */
+extern unsigned int LINUX_KERNEL_VERSION __kconfig;
+
+/*
+ * scxk_bpf_run_pins_current - whether running a struct_ops program bumps
+ * the current task's migration_disabled count itself
+ *
+ * The BPF trampoline called migrate_disable() around every program until
+ * 6.18; since then it uses rcu_read_lock_dont_migrate(), which disables
+ * migration only where CONFIG_PREEMPT_RCU is set. task_struct has
+ * rcu_read_lock_nesting exactly when CONFIG_PREEMPT_RCU is set, so the
+ * running kernel's BTF answers without reading its config file. The
+ * verifier folds both tests into constants.
+ */
+static __always_inline bool scxk_bpf_run_pins_current(void)
+{
+	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 18, 0))
+		return true;
+	return bpf_core_field_exists(((struct task_struct *)0)->rcu_read_lock_nesting);
+}
+
 /**
  * scxk_migration_disabled - whether @p must stay on its CPU for now
+ * @p: a task the callback was handed
  *
- * A BPF program runs with migration disabled, so when @p is the current
- * task (enqueue of a preempted or yielding task) a count of exactly 1 is
- * the program's own and says nothing about @p.
+ * Where the BPF runtime disables migration around the program itself
+ * (scxk_bpf_run_pins_current()), the current task's count includes that
+ * one: a count of exactly 1 on the current task is the program's own and
+ * says nothing about @p. Reading p->migration_disabled directly takes
+ * every re-queued running task for a pinned one.
+ *
+ * Return: true when @p may not migrate.
  */
 static __always_inline bool scxk_migration_disabled(const struct task_struct *p)
 {
-	if (p->migration_disabled == 1)
+	u16 count = p->migration_disabled;
+
+	if (count == 1 && scxk_bpf_run_pins_current())
 		return (const struct task_struct *)bpf_get_current_task_btf() != p;
-	return p->migration_disabled;
+	return count;
+}
+
+/**
+ * scxk_task_pinned - whether @p can run on one CPU only, for now or for good
+ * @p: a task the callback was handed
+ *
+ * Return: true for single-CPU affinity or disabled migration.
+ */
+static __always_inline bool scxk_task_pinned(const struct task_struct *p)
+{
+	return p->nr_cpus_allowed == 1 || scxk_migration_disabled(p);
 }
 
 #include <scxkit/compat.bpf.h>

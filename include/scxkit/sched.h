@@ -21,6 +21,7 @@
 #include <scxkit/uei.h>
 
 struct bpf_object;
+struct btf;
 struct bpf_object_skeleton;
 struct bpf_link;
 struct scxk_topo;
@@ -125,6 +126,37 @@ int scxk_obj_set_var(struct bpf_object *obj, const char *sec, const char *var, c
  * Return: 0, -ENOENT if the member does not exist in this build's BTF.
  */
 int scxk_obj_set_ops_field(struct bpf_object *obj, const char *field, uint64_t val);
+
+/**
+ * scxk_obj_get_ops_field - read integer member @field of the scheduler's
+ *                          sched_ext_ops before load
+ * Return: 0, -ENOENT if the member does not exist in this build's BTF.
+ */
+int scxk_obj_get_ops_field(struct bpf_object *obj, const char *field, uint64_t *val);
+
+/**
+ * scxk_ops_flags_translate - ops flags compiled against one kernel's values,
+ *                            as the running kernel spells them
+ * @built: the BPF object's BTF (where enum scx_ops_flags gives the names)
+ * @kernel: the running kernel's BTF
+ * @flags: the ops table's flags as compiled
+ * @partial: also set SCX_OPS_SWITCH_PARTIAL (--partial)
+ * @out: the flags to load
+ *
+ * Each bit is matched by name, so a kernel that renumbered a flag gets its
+ * own value, and a flag an older kernel lacks is dropped (logged), as the
+ * kernel's compat.h does with its "enum or zero" lookups.
+ * Return: 0 or a negative errno (logged).
+ */
+int scxk_ops_flags_translate(const struct btf *built, const struct btf *kernel, uint64_t flags,
+			     bool partial, uint64_t *out);
+
+/**
+ * scxk_obj_resolve_ops_flags - rewrite the ops table's flags for the running
+ *                              kernel (scxk_ops_flags_translate()) before load
+ * Return: 0 or a negative errno (logged).
+ */
+int scxk_obj_resolve_ops_flags(struct bpf_object *obj, bool partial);
 
 /**
  * scxk_counters_read - sum the per-CPU BPF counters (scxk_stat_add) over CPUs

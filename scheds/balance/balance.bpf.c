@@ -170,17 +170,6 @@ static u32 node_of_dom(u32 dom)
 	return NODE_IDX(dom_node[DOM_IDX(dom)]);
 }
 
-/*
- * Not p->migration_disabled: the BPF runtime itself disables migration of
- * the current task, so every task enqueued while running would look
- * pinned; and without SCX_OPS_ENQ_MIGRATION_DISABLED the kernel keeps
- * migration-disabled tasks local without asking us.
- */
-static bool is_pinned(const struct task_struct *p)
-{
-	return p->nr_cpus_allowed == 1;
-}
-
 static u64 dom_bit(u32 dom)
 {
 	return 1ULL << DOM_IDX(dom);
@@ -240,7 +229,7 @@ static void ring_record(struct task_struct *p, struct task_ctx *tctx)
 	e->weight = p->scx.weight;
 	e->dom_mask = tctx->dom_mask;
 	e->flags = (p->flags & PF_WQ_WORKER ? BALANCE_ACT_KWORKER : 0) |
-		   (is_pinned(p) ? BALANCE_ACT_PINNED : 0);
+		   (scxk_task_pinned(p) ? BALANCE_ACT_PINNED : 0);
 	e->dcyc = tctx->dcyc;
 }
 
@@ -313,7 +302,7 @@ s32 BPF_STRUCT_OPS(balance_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 	const struct cpumask *dmask;
 	u32 dom, node;
 
-	if (!tctx || is_pinned(p) || scxk_fault_drop(p))
+	if (!tctx || scxk_task_pinned(p) || scxk_fault_drop(p))
 		return prev_cpu;
 	/* A wakeup placed here never reaches enqueue: take a pending move now. */
 	apply_lb_move(p, tctx);
@@ -422,7 +411,7 @@ void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
 	apply_lb_move(p, tctx);
 
 	/* Single-CPU tasks wait on their CPU's own queue, in deadline order. */
-	if (is_pinned(p)) {
+	if (scxk_task_pinned(p)) {
 		insert(p, tctx, SCXK_DSQ_CPU(cpu), enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(BALANCE_STAT_PINNED);

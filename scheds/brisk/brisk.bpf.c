@@ -121,7 +121,7 @@ static const struct cpumask *primary_cpumask(void)
 
 static bool is_pcpu_task(const struct task_struct *p)
 {
-	return p->nr_cpus_allowed == 1 || scxk_migration_disabled(p);
+	return scxk_task_pinned(p);
 }
 
 static bool is_pcpu_kthread(const struct task_struct *p)

@@ -211,11 +211,6 @@ static u32 power_mode(void)
 	return sys.power_mode < CADENCE_NR_PM ? sys.power_mode : CADENCE_PM_BALANCED;
 }
 
-static bool is_pinned(const struct task_struct *p)
-{
-	return p->nr_cpus_allowed == 1 || p->migration_disabled;
-}
-
 static bool comm_is(const struct task_struct *p, const char *prefix, int len)
 {
 	for (int i = 0; i < len && i < 16; i++)
@@ -263,7 +258,7 @@ static void update_lat_cri(struct task_struct *p, struct task_ctx *tctx)
 
 	if (p->flags & PF_KTHREAD)
 		boost += CADENCE_BOOST_KTHREAD;
-	if (is_pinned(p))
+	if (scxk_task_pinned(p))
 		boost += CADENCE_BOOST_PINNED;
 	if (tctx->lock_held)
 		boost += CADENCE_BOOST_LOCK;
@@ -621,7 +616,7 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 	 * no longer use; queueing there would strand it where no allowed CPU
 	 * looks (a runnable-task stall). Start from an allowed CPU instead.
 	 */
-	if (!p->migration_disabled && !bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr)) {
+	if (!scxk_migration_disabled(p) && !bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr)) {
 		cpu = bpf_cpumask_any_distribute(p->cpus_ptr);
 		if (cpu < 0 || (u32)cpu >= nr_cpu_ids_max())
 			cpu = prev_cpu;
@@ -629,7 +624,7 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 
 	/* Pinned tasks wait on their CPU's own queue; it is overflow-capable. */
-	if (is_pinned(p)) {
+	if (scxk_task_pinned(p)) {
 		scxk_dsq_insert_vtime(p, SCXK_DSQ_CPU(prev_cpu), slice, deadline, enq_flags);
 		scx_bpf_kick_cpu(prev_cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(CADENCE_STAT_PINNED);
@@ -766,7 +761,7 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 	c->acct_at = now;
 	c->est_stop = now + p->scx.slice;
 	c->yield_req = 0;
-	c->pinned = is_pinned(p);
+	c->pinned = scxk_task_pinned(p);
 	update_cpuperf(cpu, c);
 	scxk_stat_inc(CADENCE_STAT_SCHED);
 	if (scxk_cpu_is_big(cpu))
@@ -885,8 +880,7 @@ void BPF_STRUCT_OPS(cadence_cpu_release, s32 cpu, struct scx_cpu_release_args *a
 
 	if (c)
 		c->rt_busy = 1;
-	if (bpf_ksym_exists(scx_bpf_reenqueue_local))
-		scx_bpf_reenqueue_local();
+	scxk_reenqueue_local();
 }
 
 void BPF_STRUCT_OPS(cadence_cpu_acquire, s32 cpu, struct scx_cpu_acquire_args *args)

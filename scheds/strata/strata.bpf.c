@@ -370,23 +370,10 @@ static void maybe_rematch(struct task_struct *p, struct task_ctx *tctx)
 		rematch(p, tctx, false);
 }
 
-/*
- * Whether @p cannot leave its CPU right now. A BPF program runs with
- * migration disabled itself, so when @p is the current task a count of one
- * is this program's own and does not pin @p.
- */
-static bool migration_pinned(const struct task_struct *p)
-{
-	if (!p->migration_disabled)
-		return false;
-	return p->migration_disabled > 1 ||
-	       (const struct task_struct *)bpf_get_current_task_btf() != p;
-}
-
 /* Tasks whose own affinity leaves out CPUs the layers could give them. */
 static bool custom_affinity(const struct task_struct *p)
 {
-	return p->nr_cpus_allowed < nr_online_cpus || migration_pinned(p);
+	return p->nr_cpus_allowed < nr_online_cpus || scxk_migration_disabled(p);
 }
 
 /* ---- placement ---- */

@@ -192,3 +192,22 @@ stats_line() { timeout 10 "$1" --monitor 0.2 --monitor-count 1 2>/dev/null | tai
 
 # stat_of LINE KEY : the value of KEY in a "key=value ..." stats line
 stat_of() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+# placements NAME LINE : the scheduler's count of tasks it placed (ran
+# through select_cpu/enqueue), summed from its own stats in LINE as read
+# with stats_line. Every scheduler counts a placement in a different set of
+# stats; this is the one place that knows which.
+placements() {
+	case $1 in
+	minimal) echo $(( $(stat_of "$2" local) + $(stat_of "$2" global) )) ;;
+	brisk) echo $(( $(stat_of "$2" direct) + $(stat_of "$2" percpu) + $(stat_of "$2" node) +
+		$(stat_of "$2" kthread) )) ;;
+	cadence) stat_of "$2" nr_sched ;;
+	balance) stat_of "$2" total ;;
+	strata) # per layer, inside the "layers" JSON
+		echo "$2" | grep -oE '"(sel_local|enq_local|enq_dsq)": *[0-9]+' |
+			awk -F: '{ s += $2 } END { print s + 0 }' ;;
+	relay) echo $(( $(stat_of "$2" nr_user_dispatches) + $(stat_of "$2" nr_kernel_dispatches) )) ;;
+	*) echo 0 ;;
+	esac
+}

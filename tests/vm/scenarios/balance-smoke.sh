@@ -39,7 +39,7 @@ is "state back to disabled" "$(state)" disabled
 # Every flag that changes a code path, grouped so that each group is one
 # attach with a short load (a BPF load costs ~10 s under TCG).
 for flags in "-f -k -b --perf 512" "--no-load-balance -g 0 -D 50 -K 50" \
-	"-r --greedy-threshold-x-numa 1 -u 5000 -o 500 -I 0.05 -i 0.3 -l 0.3" "--partial"; do
+	"-r --greedy-threshold-x-numa 1 -u 5000 -o 500 -I 0.05 -i 0.3 -l 0.3"; do
 	if start_sched scx_balance $flags; then
 		stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout 3s -q >/dev/null 2>&1
 		hackbench -g 2 -l 50 >/dev/null 2>&1

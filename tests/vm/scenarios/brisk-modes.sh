@@ -28,7 +28,7 @@ stop_sched INT
 # Every flag that changes a code path, each with a short load.
 for flags in "-p" "-k" "-w" "-S" "-t 500" "-f" "-m performance" "-m powersave" \
 	"-m turbo" "-m all" "-m 0-3" "-m 0xc" "--disable-smt" "--disable-numa" \
-	"--no-preempt" "-s 20000 -L 1000 -l 5000" "--partial"; do
+	"--no-preempt" "-s 20000 -L 1000 -l 5000"; do
 	if start_sched scx_brisk $flags; then
 		stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout 4s -q >/dev/null 2>&1
 		hackbench -g 2 -l 50 >/dev/null 2>&1

@@ -102,7 +102,7 @@ stop_sched INT
 # (--autopower is exercised live in cadence-hybrid.)
 for flags in "--performance --no-freq-scaling --no-wake-sync --slice-max-us 20000 --slice-min-us 1000 --preempt-shift 2" \
 	"--powersave --no-slice-boost --no-preemption" \
-	"--balanced --no-core-compaction --no-futex-boost --partial --no-deadline-preempt"; do
+	"--balanced --no-core-compaction --no-futex-boost --no-deadline-preempt"; do
 	if start_sched scx_cadence $flags; then
 		stress-ng --cpu "$n" --pipe 2 --timeout 2s -q >/dev/null 2>&1
 		hackbench -g 2 -l 30 >/dev/null 2>&1

@@ -65,7 +65,7 @@ is "state back to disabled" "$(state)" disabled
 
 # ---- every mode flag that changes a code path ----
 if [ "$which" = relay ]; then
-	for flags in "-l" "--partial" "-s 5000 -S 500"; do
+	for flags in "-l" "-s 5000 -S 500"; do
 		if start_sched scx_relay $flags; then
 			stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout 4s -q >/dev/null 2>&1
 			hackbench -g 2 -l 50 >/dev/null 2>&1
