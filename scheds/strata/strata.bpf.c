@@ -677,10 +677,12 @@ void BPF_STRUCT_OPS(strata_dispatch, s32 cpu, struct task_struct *prev)
 
 	refresh_masks();
 	own = cpu_owner[SCXK_CPU_IDX(cpu)];
-	if (sibling_exclusive(cpu)) {
-		lstat_add(own < STRATA_MAX_LAYERS ? own : 0, STRATA_LS_EXCL_IDLE, 1);
-		return;
-	}
+	/*
+	 * Antistall and the fallback's share come before exclusivity: a task
+	 * that only this CPU may run (pinned, so on the fallback queue) would
+	 * otherwise wait for as long as the sibling's exclusive task runs, and
+	 * the kernel's watchdog would eject the scheduler.
+	 */
 	if (antistall_consume(llc))
 		return;
 	/*
@@ -696,6 +698,10 @@ void BPF_STRUCT_OPS(strata_dispatch, s32 cpu, struct task_struct *prev)
 			scxk_stat_inc(STRATA_STAT_FB_BOOST);
 			return;
 		}
+	}
+	if (sibling_exclusive(cpu)) {
+		lstat_add(own < STRATA_MAX_LAYERS ? own : 0, STRATA_LS_EXCL_IDLE, 1);
+		return;
 	}
 	if (own < STRATA_MAX_LAYERS && own < nr_layers) {
 		if (consume_layer(own, llc))
