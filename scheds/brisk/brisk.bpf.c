@@ -144,24 +144,11 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 	u64 nr = nr_waiting(cpu);
 	u64 scale = brisk_lag_scale(tctx->wakeup_freq, nr, scxk_topo.nr_cpu_ids, slice_max);
 	u64 budget = brisk_lag_budget(nr, scxk_topo.nr_cpu_ids);
-	u64 lag = slice_lag * scale, awake = tctx->awake_vtime;
+	u64 lag = brisk_lag(slice_lag, scale, budget, p->flags & PF_KTHREAD);
 
-	/*
-	 * Kernel threads do the system's housekeeping (including the
-	 * sched_ext watchdog's own check-in work): they get the most credit,
-	 * so no storm of user tasks can push them back.
-	 */
-	if (p->flags & PF_KTHREAD)
-		lag = slice_lag * BRISK_MAX_LAG_SCALE;
-	else if (lag > budget)
-		lag = budget;
-	if (awake > budget)
-		awake = budget;
 	/* Light tasks race ahead of the clock; keep them within reach. */
-	tctx->vtime = brisk_vtime_ceil(tctx->vtime, vtime_now, budget < slice_lag ? budget : slice_lag);
-	tctx->vtime = brisk_place(tctx->vtime, vtime_now, lag, 1, p->scx.weight);
-
-	tctx->deadline = tctx->vtime + awake;
+	tctx->deadline = brisk_deadline(&tctx->vtime, vtime_now, tctx->awake_vtime, lag, budget,
+					budget < slice_lag ? budget : slice_lag, p->scx.weight);
 	return tctx->deadline;
 }
 

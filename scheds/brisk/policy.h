@@ -107,26 +107,46 @@ static inline u64 brisk_place(u64 vtime, u64 vtime_now, u64 slice_lag, u64 lag_s
 }
 
 /**
- * brisk_deadline - a task's place in the queue: its vruntime, held back by
- * at most lag_scale * slice_lag of sleep credit, plus the weighted runtime
- * it has used since it last woke up
- * @vtime: the task's vruntime (p->scx.dsq_vtime)
+ * brisk_deadline - a task's new vruntime and its place in the queue
+ * @vtime: in: the task's vruntime; out: kept within @lead ahead of the
+ *         clock and at most @lag behind it (what the task keeps)
  * @vtime_now: the scheduler's current vruntime
  * @awake_vtime: weighted runtime since the last wakeup
- * @slice_lag: base sleep credit (--slice-us-lag)
- * @lag_scale: from brisk_lag_scale()
+ * @lag: sleep credit, slice_lag * brisk_lag_scale(), as brisk_lag() caps it
+ * @awake_cap: most awake time that counts (the lag budget)
+ * @lead: how far ahead of the clock a light task's vruntime may run
  * @weight: task weight
  *
- * Short, frequent sleepers come back with little awake_vtime and the most
- * credit, so they sort first; a CPU hog's awake_vtime keeps growing.
- * Heavier tasks get proportionally more credit; lighter ones get no less
- * than a nice-0 task, since their vruntime already advances faster and
- * less credit on top would push them back beyond the watchdog.
+ * The deadline is the vruntime plus the weighted runtime used since the
+ * task last woke up. Short, frequent sleepers come back with little
+ * awake_vtime and the most credit, so they sort first; a CPU hog's
+ * awake_vtime keeps growing. Heavier tasks get proportionally more
+ * credit; lighter ones get no less than a nice-0 task, since their
+ * vruntime already advances faster and less credit on top would push
+ * them back beyond the watchdog. brisk.bpf.c's enqueue calls exactly this.
  */
-static inline u64 brisk_deadline(u64 vtime, u64 vtime_now, u64 awake_vtime, u64 slice_lag,
-				 u64 lag_scale, u32 weight)
+static inline u64 brisk_deadline(u64 *vtime, u64 vtime_now, u64 awake_vtime, u64 lag,
+				 u64 awake_cap, u64 lead, u32 weight)
 {
-	return brisk_place(vtime, vtime_now, slice_lag, lag_scale, weight) + awake_vtime;
+	*vtime = brisk_vtime_ceil(*vtime, vtime_now, lead);
+	*vtime = brisk_place(*vtime, vtime_now, lag, 1, weight);
+	return *vtime + (awake_vtime > awake_cap ? awake_cap : awake_vtime);
+}
+
+/**
+ * brisk_lag - the sleep credit a waking task gets: slice_lag * @scale,
+ * within @budget; kernel threads always get the most (BRISK_MAX_LAG_SCALE),
+ * since they do the system's housekeeping (including the sched_ext
+ * watchdog's own check-in work) and no storm of user tasks may push them
+ * back
+ */
+static inline u64 brisk_lag(u64 slice_lag, u64 scale, u64 budget, bool kthread)
+{
+	u64 lag = slice_lag * scale;
+
+	if (kthread)
+		return slice_lag * BRISK_MAX_LAG_SCALE;
+	return lag > budget ? budget : lag;
 }
 
 /**

@@ -1073,9 +1073,9 @@ __noinline u32 compact(u32 mode, u64 required)
 
 	if (!no_compaction && mode != CADENCE_PM_PERFORMANCE) {
 		bpf_for(i, 0, nr_cpus) {
-			sum += cadence_cpu_contrib(
-				scxk_cpu_capacity(cpu_order[order & 1][SCXK_CPU_IDX(i)]));
-			if (sum >= required) {
+			if (cadence_compact_add(&sum,
+						scxk_cpu_capacity(cpu_order[order & 1][SCXK_CPU_IDX(i)]),
+						required)) {
 				n = i + 1;
 				break;
 			}

@@ -310,6 +310,23 @@ static inline u64 cadence_cpu_contrib(u32 capacity)
 }
 
 /**
+ * cadence_compact_add - add the next CPU of the preference order to the
+ * active set; core compaction walks the order until this returns true
+ * @sum: in/out: what the CPUs added so far count for (start at 0)
+ * @capacity: the next CPU's capacity
+ * @required: cadence_required_cap()
+ *
+ * The BPF timer's compact() calls it CPU by CPU; the first CPU always
+ * stays active (the walk stops at it when nothing is required).
+ * Return: true when the CPUs added so far cover @required.
+ */
+static inline bool cadence_compact_add(u64 *sum, u32 capacity, u64 required)
+{
+	*sum += cadence_cpu_contrib(capacity);
+	return *sum >= required;
+}
+
+/**
  * cadence_autopilot - the power mode the load asks for
  * @required: cadence_required_cap()
  * @low: below it the machine is nearly idle: powersave
@@ -444,27 +461,6 @@ static inline void cadence_cpu_order(struct cadence_cpu_desc *cpus, int n, bool 
 	}
 }
 
-/**
- * cadence_compact_count - how many CPUs of a preference order to keep active
- * @caps: capacities in preference order
- * @n: number of CPUs
- * @required: cadence_required_cap()
- *
- * The same walk the BPF timer does: add CPUs in order until their
- * contributions cover the requirement; at least one.
- */
-static inline int cadence_compact_count(const unsigned int *caps, int n, u64 required)
-{
-	u64 sum = 0;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		sum += cadence_cpu_contrib(caps[i]);
-		if (sum >= required)
-			return i + 1;
-	}
-	return n;
-}
 #endif /* !__bpf__ */
 
 #endif /* __CADENCE_POLICY_H */

@@ -46,6 +46,13 @@ static void test_lag_budget_bounds_storm_wait(void **state)
 	assert_true(brisk_lag_budget(3, 0) > 0);
 }
 
+/* deadline_of() with an unbounded budget, as the tests below read it. */
+static u64 deadline_of(u64 vtime, u64 now, u64 awake, u64 slice_lag, u64 scale, u32 weight)
+{
+	return brisk_deadline(&vtime, now, awake, brisk_lag(slice_lag, scale, ~0ULL, false), ~0ULL,
+			      slice_lag, weight);
+}
+
 static void test_place_is_deadline_without_awake(void **state)
 {
 	u64 now = 1000 * MS;
@@ -54,7 +61,7 @@ static void test_place_is_deadline_without_awake(void **state)
 	/* A long sleeper comes back one credit behind the clock, no further. */
 	assert_true(brisk_place(10 * MS, now, 40 * MS, 2, 100) == now - 80 * MS);
 	assert_true(brisk_place(now - MS, now, 40 * MS, 2, 100) == now - MS);
-	assert_true(brisk_deadline(10 * MS, now, 3 * MS, 40 * MS, 2, 100) ==
+	assert_true(deadline_of(10 * MS, now, 3 * MS, 40 * MS, 2, 100) ==
 		    brisk_place(10 * MS, now, 40 * MS, 2, 100) + 3 * MS);
 	/* Heavy tasks get proportionally more credit, light ones no less. */
 	assert_true(brisk_place(0, now, 40 * MS, 1, 200) == now - 80 * MS);
@@ -81,20 +88,40 @@ static void test_deadline_orders_interactive_first(void **state)
 
 	(void)state;
 	/* A hog at the clock, which has used its full awake allowance. */
-	hog = brisk_deadline(now, now, brisk_awake_vtime(0, 100 * MS, 100, lag), lag, 1, 100);
+	hog = deadline_of(now, now, brisk_awake_vtime(0, 100 * MS, 100, lag), lag, 1, 100);
 	/* An interactive task that ran 200 us since waking, woken often. */
-	interactive = brisk_deadline(now, now, brisk_awake_vtime(0, 200 * US, 100, lag), lag,
+	interactive = deadline_of(now, now, brisk_awake_vtime(0, 200 * US, 100, lag), lag,
 				     20, 100);
 	assert_true(scxk_time_before(interactive, hog));
 	/* A long sleeper is pulled up to (at most) its credit behind now. */
-	sleeper = brisk_deadline(0, now, 0, lag, 1, 100);
+	sleeper = deadline_of(0, now, 0, lag, 1, 100);
 	assert_int_equal(sleeper, now - lag);
 	/* ... and a frequent waker may bank more credit than a rare one. */
-	assert_true(brisk_deadline(0, now, 0, lag, 8, 100) < sleeper);
+	assert_true(deadline_of(0, now, 0, lag, 8, 100) < sleeper);
 	/* Heavier tasks (lower nice) get proportionally more credit ... */
-	assert_true(brisk_deadline(0, now, 0, lag, 1, 200) < sleeper);
+	assert_true(deadline_of(0, now, 0, lag, 1, 200) < sleeper);
 	/* ... lighter ones (nice 19, weight 1) never less than nice 0. */
-	assert_int_equal(brisk_deadline(0, now, 0, lag, 1, 1), sleeper);
+	assert_int_equal(deadline_of(0, now, 0, lag, 1, 1), sleeper);
+}
+
+/* What enqueue computes: the budget caps credit and awake time, kthreads excepted. */
+static void test_deadline_budget_and_kthreads(void **state)
+{
+	u64 now = 1000 * MS, slice_lag = 20 * MS, budget = 30 * MS, v;
+
+	(void)state;
+	assert_int_equal(brisk_lag(slice_lag, 4, budget, false), budget);
+	assert_int_equal(brisk_lag(slice_lag, 1, budget, false), slice_lag);
+	assert_int_equal(brisk_lag(slice_lag, 1, budget, true), slice_lag * BRISK_MAX_LAG_SCALE);
+	/* A long sleeper keeps the capped credit as its new vruntime. */
+	v = 0;
+	assert_int_equal(brisk_deadline(&v, now, 50 * MS, budget, budget, slice_lag, 100),
+			 now - budget + budget);
+	assert_int_equal(v, now - budget);
+	/* A light task far ahead of the clock is brought back to the lead. */
+	v = now + 400 * MS;
+	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1), now + slice_lag);
+	assert_int_equal(v, now + slice_lag);
 }
 
 static void test_awake_vtime_capped(void **state)
@@ -176,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_vtime_ceil),
 		cmocka_unit_test(test_place_is_deadline_without_awake),
 		cmocka_unit_test(test_deadline_orders_interactive_first),
+		cmocka_unit_test(test_deadline_budget_and_kthreads),
 		cmocka_unit_test(test_awake_vtime_capped),
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_wakeup_freq),
