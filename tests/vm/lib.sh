@@ -211,3 +211,43 @@ placements() {
 	*) echo 0 ;;
 	esac
 }
+
+# The watchdog timeout (SCX_TIMEOUT_MS) for scenarios that end with settle:
+# long enough that TCG's slowness under storms causes no false ejection,
+# short enough that settle can outlast it.
+SETTLE_TIMEOUT_MS=20000
+
+# settle SECONDS : after the last workload the scheduler stays loaded while
+# one canary per online CPU (pinned there, waking every 50 ms) must keep
+# making progress. Started with SCX_TIMEOUT_MS below SECONDS, the kernel's
+# watchdog then sees any task lost in the last window and ejects the
+# scheduler here, instead of after the test stopped it.
+settle() {
+	_s=$1
+	_pids=
+	_cpus=
+	rm -f /tmp/canary.*
+	# Not _d: check() keeps its description there.
+	for _cd in /sys/devices/system/cpu/cpu[0-9]*; do
+		_c=${_cd##*cpu}
+		[ "$(cat "$_cd/online" 2>/dev/null || echo 1)" = 1 ] || continue
+		taskset -c "$_c" sh -c "i=0; while :; do i=\$((i + 1)); echo \$i >/tmp/canary.$_c; sleep 0.05; done" &
+		_pids="$_pids $!"
+		_cpus="$_cpus $_c"
+	done
+	sleep 1
+	for _c in $_cpus; do eval "_b$_c=\$(cat /tmp/canary.$_c 2>/dev/null || echo 0)"; done
+	sleep "$_s"
+	_rc=0
+	for _c in $_cpus; do
+		eval "_b=\$_b$_c"
+		_a=$(cat /tmp/canary.$_c 2>/dev/null || echo 0)
+		# At least one wakeup a second, far below the 20 a second asked for.
+		echo "canary on CPU $_c: $_b -> $_a in $_s s"
+		[ $((_a - _b)) -ge "$_s" ] || _rc=1
+	done
+	kill $_pids 2>/dev/null
+	wait $_pids 2>/dev/null
+	sched_alive || { echo "scheduler ejected or gone during the settle period"; _rc=1; }
+	return $_rc
+}

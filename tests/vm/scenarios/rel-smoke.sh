@@ -22,6 +22,8 @@ kver=$(uname -r)
 diag "$bin $flags on $(nproc) CPUs, kernel $kver"
 
 # -v: the loader then logs each program's verified_insns (bpf_prog_info).
+# A watchdog the settle period below can outlast.
+export SCX_TIMEOUT_MS=$SETTLE_TIMEOUT_MS
 check "loads, passes the verifier and attaches" start_sched $bin -v $flags || done_testing
 like "root/ops names it" "$(ops)" "^$name"
 
@@ -35,6 +37,8 @@ check "every program below 90% of the verifier limit (largest: $worst)" [ "$wors
 check "runs mixed load" sh -c "hackbench -g 2 -l 50 >/dev/null 2>&1 &&
 	stress-ng --cpu $(nproc) --fork 1 --pipe 1 --timeout 5s -q"
 check "still attached" sched_alive
+check "settle: one canary per CPU progresses for longer than the watchdog timeout" \
+	settle $((SETTLE_TIMEOUT_MS / 1000 + 1))
 out=$(timeout 20 $bin --monitor 0.2 --monitor-count 1 2>&1)
 is "stats readable" $? 0
 stop_sched INT

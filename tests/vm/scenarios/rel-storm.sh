@@ -5,7 +5,8 @@
 #   and nice 19 beside an interactive load), affinity churn with pinned
 #   tasks, cgroup create/move/destroy churn with cpu.weight changes, a
 #   SCHED_FIFO hog pinned to CPU 0, per-CPU kthread traffic from tmpfs I/O,
-#   and CPU hotplug off/on (in-process restart with the same options).
+#   and CPU hotplug off/on (in-process restart with the same options); then
+#   a settle period longer than the watchdog timeout with one canary per CPU.
 # Each storm asserts that its workload completed (the tool's exit status
 # and its own completion report) and that the scheduler is still attached;
 # at the end: never ejected (loader log, kernel log, enable count), clean
@@ -58,6 +59,8 @@ storm() {
 
 seq0=$(cat $SCX/enable_seq 2>/dev/null || echo 0)
 dmesg -c >/dev/null 2>&1
+# A watchdog the settle period below can outlast.
+export SCX_TIMEOUT_MS=$SETTLE_TIMEOUT_MS
 check "attaches" start_sched $bin $flags --stats-socket $sock || { done_testing; }
 
 storm "fork/exit storm" sng fork --fork "$ncpu" --vfork "$ncpu" --timeout 10s
@@ -174,6 +177,9 @@ if [ "$ncpu" -ge 2 ]; then
 else
 	diag "one CPU: no hotplug"
 fi
+
+storm "settle: one canary per CPU progresses for longer than the watchdog timeout" \
+	settle $((SETTLE_TIMEOUT_MS / 1000 + 1))
 
 restarts=$(grep -c "restarting in-process" $SCHED_LOG)
 seq1=$(cat $SCX/enable_seq 2>/dev/null || echo 0)
