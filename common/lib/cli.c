@@ -31,6 +31,7 @@ enum {
 	OPT_STATS_SOCKET,
 	OPT_HELP_MAN,
 	OPT_FAULT_STARVE,
+	OPT_CHECK_ARGS,
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
@@ -56,6 +57,8 @@ static const struct {
 	{ "version", 'V', NULL, "print the version and exit", NULL },
 	{ "help", 'h', NULL, "print this help and exit", NULL },
 	{ "help-man", OPT_HELP_MAN, NULL, "print the OPTIONS section of the man page (scdoc)", NULL },
+	{ "check-args", OPT_CHECK_ARGS, NULL,
+	  "only parse the options and exit; reads no file and writes nothing", NULL },
 #ifdef SCXK_FAULT_INJECTION
 	{ "fault-starve-tgid", OPT_FAULT_STARVE, "TGID",
 	  "TEST BUILD ONLY: never run the tasks of process TGID, so the kernel's watchdog "
@@ -288,6 +291,9 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		return 0;
 	case OPT_HELP_STATS:
 		c->help_stats = true;
+		return 0;
+	case OPT_CHECK_ARGS:
+		c->check_args = true;
 		return 0;
 	case OPT_FAULT_STARVE:
 		/* PID 1 and the kernel's own threads are never a sensible victim. */

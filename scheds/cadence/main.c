@@ -623,6 +623,8 @@ int main(int argc, char **argv)
 			return SCXK_EXIT_OK;
 		if (err)
 			return SCXK_EXIT_USAGE;
+		if (common.check_args)
+			return SCXK_EXIT_OK;
 		if (!cfg.samples) {
 			fprintf(stderr, "scx_cadence: --monitor-sched-samples needs N >= 1\n");
 			return SCXK_EXIT_USAGE;
