@@ -329,8 +329,12 @@ int scxctl_run(char *const *argv, char *out, size_t out_len, unsigned int timeou
 	if (!pid) {
 		int null = open("/dev/null", O_RDONLY);
 
-		/* A group of its own, so a timeout kills what it started too. */
-		setpgid(0, 0);
+		/*
+		 * Under a time limit, a group of its own, so the kill reaches
+		 * what it started too; else it stays in ours, in reach of ^C.
+		 */
+		if (timeout_s)
+			setpgid(0, 0);
 		if (null >= 0)
 			dup2(null, 0);
 		dup2(pfd[1], 1);
@@ -339,7 +343,8 @@ int scxctl_run(char *const *argv, char *out, size_t out_len, unsigned int timeou
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	setpgid(pid, pid); /* also here: the child may not have run yet */
+	if (timeout_s)
+		setpgid(pid, pid); /* also here: the child may not have run yet */
 	close(pfd[1]);
 	for (;;) {
 		struct pollfd p = { pfd[0], POLLIN, 0 };
