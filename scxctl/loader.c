@@ -12,6 +12,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,8 @@
 #define KILL_GRACE_S 5	 /* after SIGKILL, the kernel detaches within this */
 #define LOG_TAIL     12	 /* lines of a failed scheduler's log shown */
 #define MAX_ARGS     256 /* scheduler arguments accepted, plus our own few */
+/* Parsing options takes milliseconds; anything longer is stuck, not slow. */
+#define CHECK_TIMEOUT_S 10
 
 const char *scxctl_sysfs(void)
 {
@@ -291,14 +295,31 @@ int scxctl_find_loader(const char *ops, struct scxctl_loader *out)
 
 /* ---- running binaries ---- */
 
-int scxctl_run(char *const *argv, char *out, size_t out_len)
+/* Milliseconds left until @deadline, at least 0; -1 (no limit) without one. */
+static int ms_left(const struct timespec *deadline)
 {
+	struct timespec now;
+	long long ms;
+
+	if (!deadline)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000LL + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (int)ms;
+}
+
+int scxctl_run(char *const *argv, char *out, size_t out_len, unsigned int timeout_s)
+{
+	struct timespec deadline;
+	bool timed_out = false;
 	size_t used = 0;
 	int pfd[2], st;
 	pid_t pid;
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_s;
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
@@ -308,6 +329,12 @@ int scxctl_run(char *const *argv, char *out, size_t out_len)
 	if (!pid) {
 		int null = open("/dev/null", O_RDONLY);
 
+		/*
+		 * Under a time limit, a group of its own, so the kill reaches
+		 * what it started too; else it stays in ours, in reach of ^C.
+		 */
+		if (timeout_s)
+			setpgid(0, 0);
 		if (null >= 0)
 			dup2(null, 0);
 		dup2(pfd[1], 1);
@@ -316,13 +343,25 @@ int scxctl_run(char *const *argv, char *out, size_t out_len)
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (timeout_s)
+		setpgid(pid, pid); /* also here: the child may not have run yet */
 	close(pfd[1]);
 	for (;;) {
+		struct pollfd p = { pfd[0], POLLIN, 0 };
 		char sink[512];
 		char *dst = out && used + 1 < out_len ? out + used : sink;
 		size_t room = out && used + 1 < out_len ? out_len - used - 1 : sizeof(sink);
-		ssize_t n = read(pfd[0], dst, room);
+		int ready = poll(&p, 1, ms_left(timeout_s ? &deadline : NULL));
+		ssize_t n;
 
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready == 0) {
+			timed_out = true;
+			kill(-pid, SIGKILL);
+			break;
+		}
+		n = read(pfd[0], dst, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -333,15 +372,38 @@ int scxctl_run(char *const *argv, char *out, size_t out_len)
 	close(pfd[0]);
 	if (out && out_len)
 		out[used] = '\0';
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
+	/* Output closed early: the child may still hang without writing. */
+	while (!timed_out) {
+		pid_t w = waitpid(pid, &st, timeout_s ? WNOHANG : 0);
+		struct timespec ts = { 0, POLL_MS * 1000000L };
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
 			return -errno;
+		if (w == 0 && !ms_left(&deadline)) {
+			timed_out = true;
+			kill(-pid, SIGKILL);
+			break;
+		}
+		if (w == 0)
+			nanosleep(&ts, NULL);
+	}
+	if (timed_out) {
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return -ETIMEDOUT;
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* argv for execv: scx_<name>, @args..., @extra (may be NULL), NULL */
+/*
+ * argv for execv: scx_<name>, @first (may be NULL), @args..., NULL. @first
+ * goes before the arguments: after them, a "--" among them would turn it
+ * into a positional argument.
+ */
 static char **build_argv(const struct scxctl_sched *s, char *const *args, int argc,
-			 const char *extra)
+			 const char *first)
 {
 	char **v;
 	int i, n = 0;
@@ -352,24 +414,27 @@ static char **build_argv(const struct scxctl_sched *s, char *const *args, int ar
 	if (!v)
 		return NULL;
 	v[n++] = (char *)s->binary;
+	if (first)
+		v[n++] = (char *)first;
 	for (i = 0; i < argc; i++)
 		v[n++] = args[i];
-	if (extra)
-		v[n++] = (char *)extra;
 	return v;
 }
 
 int scxctl_check_args(const struct scxctl_sched *s, char *const *argv, int argc)
 {
 	char out[4096];
-	char **v = build_argv(s, argv, argc, "--help-stats");
+	char **v = build_argv(s, argv, argc, "--check-args");
 	int rc;
 
 	if (!v)
 		return scxk_err(-E2BIG, "too many arguments for scx_%s (at most %d)", s->name,
 				MAX_ARGS);
-	rc = scxctl_run(v, out, sizeof(out));
+	rc = scxctl_run(v, out, sizeof(out), CHECK_TIMEOUT_S);
 	free(v);
+	if (rc == -ETIMEDOUT)
+		return scxk_err(rc, "%s did not finish checking its arguments within %d s; "
+				    "nothing was started", s->binary, CHECK_TIMEOUT_S);
 	if (rc < 0)
 		return scxk_err(rc, "cannot run %s", s->binary);
 	if (rc == 0)

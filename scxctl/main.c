@@ -173,10 +173,11 @@ static void man(FILE *f)
 	      "file.\n\n"
 	      "Only installed scxkit schedulers can be started: a name outside the set that "
 	      "*list* prints is refused. Arguments are handed to the scheduler as its argv, "
-	      "never through a shell, and the scheduler checks them before anything is "
+	      "never through a shell, and the scheduler parses them (*--check-args*: options "
+	      "only, no file read or written, at most 10 s) before anything is "
 	      "stopped, so a *switch* with a bad flag leaves the running scheduler alone; "
-	      "if the new scheduler still fails once started (some only check their "
-	      "configuration then), *switch* starts the previous one again with its old "
+	      "if the new scheduler still fails once started (a configuration file is only "
+	      "read then), *switch* starts the previous one again with its old "
 	      "arguments. A command succeeds only once the kernel reports the new state.\n\n"
 	      "# COMMANDS\n\n",
 	      f);

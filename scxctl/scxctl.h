@@ -110,8 +110,9 @@ int scxctl_find_loader(const char *ops, struct scxctl_loader *out);
 
 /**
  * scxctl_check_args - let the scheduler itself judge @argv without loading
- * anything: it parses them with --help-stats added, which exits before
- * touching the kernel. Prints the scheduler's complaint.
+ * anything: it parses them after --check-args, which stops before the
+ * scheduler's own validation (that may read or write files), within a
+ * time limit. Prints the scheduler's complaint.
  * Return: 0, -EINVAL if it rejected them, other negative errno on failure.
  */
 int scxctl_check_args(const struct scxctl_sched *s, char *const *argv, int argc);
@@ -175,7 +176,12 @@ int scxctl_service_exec(void);
  */
 int scxctl_split_flags(char *flags, char **argv, int max);
 
-/** scxctl_run - run @argv (no shell), wait; Return: exit status or -errno */
-int scxctl_run(char *const *argv, char *out, size_t out_len);
+/**
+ * scxctl_run - run @argv (no shell) and wait, keeping its output in @out
+ * @timeout_s: 0 for no limit; else the child's process group is killed
+ *             after that long
+ * Return: exit status, -ETIMEDOUT, or another -errno
+ */
+int scxctl_run(char *const *argv, char *out, size_t out_len, unsigned int timeout_s);
 
 #endif /* __SCXCTL_H */

@@ -35,7 +35,7 @@ static int systemctl(const char *a, const char *b, const char *c, const char *d,
 {
 	char *argv[] = {"systemctl", (char *)a, (char *)b, (char *)c, (char *)d, NULL};
 
-	return scxctl_run(argv, out, out_len);
+	return scxctl_run(argv, out, out_len, 0 /* no limit */);
 }
 
 static void show(const char *prop, char *out, size_t len)

@@ -16,6 +16,9 @@
 #include <scxkit/stats.h>
 #include <scxkit/uei.h>
 
+/* Longest --stats/--monitor interval: a day. */
+#define SCXK_MAX_INTERVAL_S 86400
+
 #ifndef SCXK_VERSION
 #define SCXK_VERSION "unknown"
 #endif
@@ -31,33 +34,55 @@ enum {
 	OPT_STATS_SOCKET,
 	OPT_HELP_MAN,
 	OPT_FAULT_STARVE,
+	OPT_CHECK_ARGS,
+	OPT_HELP_OPTIONS,
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
-/* The shared options, documented like a binary's own (ids in short_opt). */
+/*
+ * The shared options, documented like a binary's own (ids in short_opt).
+ * Types and ranges are what set_common() enforces, and what --help-options
+ * tells the bad-input tests.
+ */
 static const struct {
 	const char *name;
 	int id;
 	const char *metavar;
+	enum scxk_opt_type type;
+	uint64_t min, max;
 	const char *help;
 	const char *dfl;
 } common_opts[] = {
-	{ "stats", OPT_STATS, "SEC", "run the scheduler and print its stats every SEC seconds", "off" },
-	{ "monitor", OPT_MONITOR, "SEC",
+	{ "stats", OPT_STATS, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
+	  "run the scheduler and print its stats every SEC seconds", "off" },
+	{ "monitor", OPT_MONITOR, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
 	  "print the stats of the running scheduler every SEC seconds; never loads BPF", "off" },
-	{ "monitor-count", OPT_MONITOR_COUNT, "N", "with --monitor, stop after N prints", "0 (forever)" },
-	{ "help-stats", OPT_HELP_STATS, NULL, "describe every stat and exit", NULL },
-	{ "exit-dump-len", OPT_EXIT_DUMP_LEN, "BYTES",
+	{ "monitor-count", OPT_MONITOR_COUNT, "N", SCXK_OPT_U64, 0, 0,
+	  "with --monitor, stop after N prints", "0 (forever)" },
+	{ "help-stats", OPT_HELP_STATS, NULL, SCXK_OPT_FLAG, 0, 0, "describe every stat and exit",
+	  NULL },
+	/* Above 16 MiB the dump buffer would not fit one map value. */
+	{ "exit-dump-len", OPT_EXIT_DUMP_LEN, "BYTES", SCXK_OPT_U64, 1, 16U << 20,
 	  "size of the kernel's debug dump kept on an error exit", "32768" },
-	{ "partial", OPT_PARTIAL, NULL,
+	{ "partial", OPT_PARTIAL, NULL, SCXK_OPT_FLAG, 0, 0,
 	  "schedule only tasks that set SCHED_EXT; others stay on the fair class", NULL },
-	{ "stats-socket", OPT_STATS_SOCKET, "PATH", "stats socket path", SCXK_STATS_DEFAULT_PATH },
-	{ "verbose", 'v', NULL, "more output; twice adds libbpf's debug output", NULL },
-	{ "version", 'V', NULL, "print the version and exit", NULL },
-	{ "help", 'h', NULL, "print this help and exit", NULL },
-	{ "help-man", OPT_HELP_MAN, NULL, "print the OPTIONS section of the man page (scdoc)", NULL },
+	{ "stats-socket", OPT_STATS_SOCKET, "PATH", SCXK_OPT_STRING, 0, 0, "stats socket path",
+	  SCXK_STATS_DEFAULT_PATH },
+	{ "verbose", 'v', NULL, SCXK_OPT_FLAG, 0, 0,
+	  "more output; twice adds libbpf's debug output", NULL },
+	{ "version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, "print the version and exit", NULL },
+	{ "help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, "print this help and exit", NULL },
+	{ "help-man", OPT_HELP_MAN, NULL, SCXK_OPT_FLAG, 0, 0,
+	  "print the OPTIONS section of the man page (scdoc)", NULL },
+	{ "help-options", OPT_HELP_OPTIONS, NULL, SCXK_OPT_FLAG, 0, 0,
+	  "print every option's name, type, short form, range and choices, one per line (for "
+	  "tests)", NULL },
+	{ "check-args", OPT_CHECK_ARGS, NULL, SCXK_OPT_FLAG, 0, 0,
+	  "only parse the options and exit; reads no file and writes nothing", NULL },
 #ifdef SCXK_FAULT_INJECTION
-	{ "fault-starve-tgid", OPT_FAULT_STARVE, "TGID",
+	/* PID 1 and the kernel's own threads are never a sensible victim. */
+	{ "fault-starve-tgid", OPT_FAULT_STARVE, "TGID", SCXK_OPT_U64, 2,
+	  4194304 /* PID_MAX_LIMIT */,
 	  "TEST BUILD ONLY: never run the tasks of process TGID, so the kernel's watchdog "
 	  "ejects the scheduler", "off" },
 #endif
@@ -196,6 +221,72 @@ static void print_man(const struct scxk_cli *cli, FILE *f)
 	}
 }
 
+static const char *type_name(enum scxk_opt_type type)
+{
+	switch (type) {
+	case SCXK_OPT_FLAG:
+		return "flag";
+	case SCXK_OPT_U64:
+		return "u64";
+	case SCXK_OPT_DOUBLE:
+		return "double";
+	case SCXK_OPT_STRING:
+		return "string";
+	case SCXK_OPT_CHOICE:
+		return "choice";
+	case SCXK_OPT_CUSTOM:
+		return "custom";
+	}
+	return "?";
+}
+
+/*
+ * --help-options: "NAME TYPE SHORT METAVAR MIN MAX CHOICES", '-' for what
+ * an option lacks (MAX '-' means no limit; CHOICES joined by '|'), so
+ * tests derive bad values from the same table the parser enforces.
+ */
+static void print_opt_line(FILE *f, const char *name, enum scxk_opt_type type, int short_opt,
+			   const char *metavar, uint64_t min, uint64_t max,
+			   const char *const *choices)
+{
+	bool ranged = type == SCXK_OPT_U64 || type == SCXK_OPT_DOUBLE;
+
+	fprintf(f, "%s %s ", name, type_name(type));
+	if (short_opt > 0 && short_opt < 0x100)
+		fprintf(f, "%c ", short_opt);
+	else
+		fputs("- ", f);
+	fprintf(f, "%s ", metavar ? metavar : "-");
+	if (ranged)
+		fprintf(f, "%" PRIu64 " ", min);
+	else
+		fputs("- ", f);
+	if (ranged && max)
+		fprintf(f, "%" PRIu64 " ", max);
+	else
+		fputs("- ", f);
+	if (choices && choices[0]) {
+		for (int i = 0; choices[i]; i++)
+			fprintf(f, "%s%s", i ? "|" : "", choices[i]);
+	} else {
+		fputc('-', f);
+	}
+	fputc('\n', f);
+}
+
+static void print_options(const struct scxk_cli *cli, FILE *f)
+{
+	const struct scxk_opt *o;
+	size_t i;
+
+	for (o = cli->opts; o && o->name; o++)
+		print_opt_line(f, o->name, o->type, o->short_opt, o->metavar, o->min, o->max,
+			       o->type == SCXK_OPT_CHOICE ? o->choices : NULL);
+	for (i = 0; i < NR_COMMON; i++)
+		print_opt_line(f, common_opts[i].name, common_opts[i].type, common_opts[i].id,
+			       common_opts[i].metavar, common_opts[i].min, common_opts[i].max, NULL);
+}
+
 static int bad(const struct scxk_cli *cli, const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "%s: ", cli->prog);
@@ -253,29 +344,61 @@ static int set_opt(const struct scxk_cli *cli, const struct scxk_opt *o, const c
 	return -EINVAL;
 }
 
+static int common_index(int id)
+{
+	for (size_t i = 0; i < NR_COMMON; i++)
+		if (common_opts[i].id == id)
+			return (int)i;
+	return -1;
+}
+
 static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		      struct scxk_common_opts *c)
 {
-	double d;
-	uint64_t u;
+	int idx = common_index(id);
+	char why[160];
+	double d = 0;
+	uint64_t u = 0;
 
+	if (idx < 0)
+		return -EINVAL;
+	switch (common_opts[idx].type) {
+	case SCXK_OPT_DOUBLE:
+		/* Intervals: 0 would mean "as fast as possible", never wanted. */
+		if (scxk_parse_double(arg, &d) || d <= common_opts[idx].min ||
+		    d > common_opts[idx].max) {
+			snprintf(why, sizeof(why),
+				 "'%.64s' is not an interval in seconds (0 < SEC <= %" PRIu64 ")", arg,
+				 common_opts[idx].max);
+			return bad(cli, "--%s: %s", common_opts[idx].name, why);
+		}
+		break;
+	case SCXK_OPT_U64:
+		if (scxk_parse_u64(arg, &u) || u < common_opts[idx].min ||
+		    (common_opts[idx].max && u > common_opts[idx].max)) {
+			if (common_opts[idx].max)
+				snprintf(why, sizeof(why),
+					 "'%.64s' is not an integer in %" PRIu64 "..%" PRIu64, arg,
+					 common_opts[idx].min, common_opts[idx].max);
+			else
+				snprintf(why, sizeof(why), "'%.64s' is not a non-negative integer", arg);
+			return bad(cli, "--%s: %s", common_opts[idx].name, why);
+		}
+		break;
+	default:
+		break;
+	}
 	switch (id) {
 	case OPT_STATS:
+		c->stats_interval = d;
+		return 0;
 	case OPT_MONITOR:
-		if (scxk_parse_double(arg, &d) || d <= 0 || d > 86400)
-			return bad(cli, "--%s: '%s' is not an interval in seconds (0 < SEC <= 86400)",
-				   id == OPT_STATS ? "stats" : "monitor", arg);
-		*(id == OPT_STATS ? &c->stats_interval : &c->monitor_interval) = d;
+		c->monitor_interval = d;
 		return 0;
 	case OPT_MONITOR_COUNT:
-		if (scxk_parse_u64(arg, &u))
-			return bad(cli, "--monitor-count: '%s' is not a count%s", arg, "");
 		c->monitor_count = u;
 		return 0;
 	case OPT_EXIT_DUMP_LEN:
-		/* Above 16 MiB the dump buffer would not fit one map value. */
-		if (scxk_parse_u64(arg, &u) || u < 1 || u > (16U << 20))
-			return bad(cli, "--exit-dump-len: '%s' is not a size in 1..16777216%s", arg, "");
 		c->exit_dump_len = u;
 		return 0;
 	case OPT_PARTIAL:
@@ -289,11 +412,10 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 	case OPT_HELP_STATS:
 		c->help_stats = true;
 		return 0;
+	case OPT_CHECK_ARGS:
+		c->check_args = true;
+		return 0;
 	case OPT_FAULT_STARVE:
-		/* PID 1 and the kernel's own threads are never a sensible victim. */
-		if (scxk_parse_u64(arg, &u) || u < 2 || u > 4194304 /* PID_MAX_LIMIT */)
-			return bad(cli, "--fault-starve-tgid: '%s' is not a process id in 2..4194304%s",
-				   arg, "");
 		c->fault_starve_tgid = u;
 		return 0;
 	}
@@ -353,6 +475,10 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 		}
 		if (c == OPT_HELP_MAN) {
 			print_man(cli, stdout);
+			return SCXK_CLI_DONE;
+		}
+		if (c == OPT_HELP_OPTIONS) {
+			print_options(cli, stdout);
 			return SCXK_CLI_DONE;
 		}
 		if (c == 'v') {

@@ -452,6 +452,8 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 		return SCXK_EXIT_OK;
 	if (err)
 		return SCXK_EXIT_USAGE;
+	if (run.common.check_args)
+		return SCXK_EXIT_OK;
 	if (s->validate && s->validate(&run))
 		return SCXK_EXIT_USAGE;
 	if (run.common.help_stats) {

@@ -6,7 +6,9 @@
  * socket still sees buggy monitors. Every socket is non-blocking, each
  * client's input is bounded by one request line and its output by
  * OUT_MAX, and a client that stalls mid-line or stops reading for
- * SCXK_STATS_STALL_MS is dropped.
+ * SCXK_STATS_STALL_MS is dropped. With every slot taken, a new client
+ * replaces the one that has been quiet longest, so idle connections
+ * cannot lock monitors out.
  */
 #define _GNU_SOURCE /* accept4() */
 #include <errno.h>
@@ -30,6 +32,12 @@
 
 #define OUT_MAX	   (1 << 20) /* queued response bytes per client */
 #define POLL_TICK_MS 500	     /* how often stall deadlines are checked */
+/*
+ * Out of file descriptors (or memory) for accept4(): the pending connection
+ * keeps the listening socket readable, so polling it at once again would
+ * spin. Clients already connected are still served meanwhile.
+ */
+#define ACCEPT_BACKOFF_MS 200
 
 /* ---- request handling ---- */
 
@@ -182,6 +190,7 @@ struct client {
 	void *state;
 	bool closing;	  /* after an E2BIG answer: close once flushed */
 	int64_t stall_at; /* ms: drop if still mid-line or blocked then */
+	int64_t active_at; /* ms: connected, or last request or reply */
 	size_t in_len;
 	char in[SCXK_STATS_MAX_REQ + 1]; /* one full line, or proof it is too long */
 	char *out;
@@ -195,6 +204,7 @@ struct scxk_stats_server {
 	dev_t dev; /* identity of the socket file we bound */
 	ino_t ino;
 	pthread_t thread;
+	int64_t accept_at; /* ms: accept4() failed for lack of resources; retry then */
 	struct client clients[SCXK_STATS_MAX_CLIENTS];
 };
 
@@ -288,6 +298,8 @@ static bool client_process(struct client *c, const struct scxk_stats_ops *ops, b
 		memmove(c->in, nl + 1, c->in_len);
 		progress = true;
 	}
+	if (progress)
+		c->active_at = now_ms();
 	if (!c->closing && c->in_len > SCXK_STATS_MAX_REQ) {
 		scxk_dbg("stats: request line over %d bytes, closing the client",
 			 SCXK_STATS_MAX_REQ);
@@ -319,22 +331,46 @@ static bool client_read(struct client *c)
 	return true;
 }
 
+/* A free slot, or the slot of the client quiet longest, dropped for @srv's newcomer. */
+static struct client *client_slot(struct scxk_stats_server *srv)
+{
+	struct client *oldest = NULL;
+	int i;
+
+	for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++) {
+		struct client *c = &srv->clients[i];
+
+		if (c->fd < 0)
+			return c;
+		if (!oldest || c->active_at < oldest->active_at)
+			oldest = c;
+	}
+	scxk_dbg("stats: %d clients already, dropping the one quiet longest",
+		 SCXK_STATS_MAX_CLIENTS);
+	client_drop(srv, oldest);
+	return oldest;
+}
+
 static void server_accept(struct scxk_stats_server *srv)
 {
-	int fd, i;
+	int fd;
 
-	while ((fd = accept4(srv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		struct client *c = NULL;
+	for (;;) {
+		struct client *c;
 
-		for (i = 0; i < SCXK_STATS_MAX_CLIENTS && !c; i++)
-			if (srv->clients[i].fd < 0)
-				c = &srv->clients[i];
-		if (!c) {
-			scxk_dbg("stats: %d clients already, closing a new one",
-				 SCXK_STATS_MAX_CLIENTS);
-			close(fd);
-			continue;
+		fd = accept4(srv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				scxk_dbg("stats: cannot accept a client (%s), retrying in %d ms",
+					 strerror(errno), ACCEPT_BACKOFF_MS);
+				srv->accept_at = now_ms() + ACCEPT_BACKOFF_MS;
+			}
+			return;
 		}
+		c = client_slot(srv);
 		c->state = srv->ops->open ? srv->ops->open(srv->ops->arg) : NULL;
 		if (srv->ops->open && !c->state) {
 			scxk_warn("stats: cannot set up a client's state, closing it");
@@ -345,6 +381,7 @@ static void server_accept(struct scxk_stats_server *srv)
 		c->closing = false;
 		c->in_len = c->out_len = c->out_off = 0;
 		c->stall_at = 0;
+		c->active_at = now_ms();
 	}
 }
 
@@ -356,10 +393,14 @@ static void *server_thread(void *arg)
 
 	for (;;) {
 		int n = 0, i, timeout = -1;
-		int64_t now;
+		int64_t now = now_ms();
+		/* A negative fd is ignored by poll(): the listener rests while backing off. */
+		bool resting = srv->accept_at > now;
 
 		pfd[n++] = (struct pollfd){ .fd = srv->efd, .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = srv->lfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = resting ? -1 : srv->lfd, .events = POLLIN };
+		if (resting)
+			timeout = (int)(srv->accept_at - now);
 		for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++) {
 			struct client *c = &srv->clients[i];
 
@@ -368,7 +409,7 @@ static void *server_thread(void *arg)
 			slot[n] = c;
 			pfd[n++] = (struct pollfd){ .fd = c->fd,
 						    .events = c->out_len ? POLLOUT : POLLIN };
-			if (c->stall_at)
+			if (c->stall_at && (timeout < 0 || timeout > POLL_TICK_MS))
 				timeout = POLL_TICK_MS;
 		}
 		if (poll(pfd, n, timeout) < 0) {
@@ -386,6 +427,9 @@ static void *server_thread(void *arg)
 			struct client *c = slot[i];
 			bool ok = true;
 
+			/* Replaced by a newcomer in server_accept(): these events were the old fd's. */
+			if (c->fd != pfd[i].fd)
+				continue;
 			if (pfd[i].revents & POLLOUT)
 				ok = client_flush(c) && client_process(c, srv->ops, !c->out_len);
 			else if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))

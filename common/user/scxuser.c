@@ -72,6 +72,7 @@ struct scxu {
 	int pick_fd;
 	int nr_cpus;
 	struct scxu_task *cur; /* where the ring callback copies the record */
+	int cur_err;	       /* and what it found: 0 or -EBADMSG */
 
 	pthread_t thread;
 	bool thread_started;
@@ -113,9 +114,7 @@ static int on_task(void *ctx, void *data, size_t size)
 {
 	struct scxu *u = ctx;
 
-	if (size < sizeof(*u->cur))
-		return 0;
-	memcpy(u->cur, data, sizeof(*u->cur));
+	u->cur_err = scxu_task_from_record(u->cur, data, size);
 	return 0;
 }
 
@@ -124,9 +123,12 @@ int scxu_dequeue(struct scxu *u, struct scxu_task *t)
 	int n;
 
 	u->cur = t;
+	u->cur_err = 0;
 	n = ring_buffer__consume_n(u->rb, 1);
 	if (n <= 0)
 		return n < 0 ? n : -EAGAIN;
+	if (u->cur_err)
+		return u->cur_err;
 	u->dequeued++;
 	return 0;
 }
@@ -231,6 +233,7 @@ int scxu_counters_read(struct scxu *u, struct scxu_counters *c)
 		.heartbeats = v[SCXU_CNT_HEARTBEATS],
 		.sched_preempts = v[SCXU_CNT_SCHED_PREEMPTS],
 		.sched_preempts_deferred = v[SCXU_CNT_SCHED_PREEMPTS_DEFERRED],
+		.slice_clamped = v[SCXU_CNT_SLICE_CLAMPED],
 		.dequeued = u->dequeued,
 		.dispatch_full = u->dispatch_full,
 		.nr_scheduled = u->nr_scheduled,
@@ -579,6 +582,8 @@ static const struct scxk_stat_desc lib_fields[] = {
 	 "busy CPUs preempted to run the scheduling thread (every CPU busy, work queued)"},
 	{"nr_sched_preempts_deferred", SCXK_STAT_U64,
 	 "of those, preemptions the rate limit postponed to a timer"},
+	{"nr_slice_clamped", SCXK_STAT_U64,
+	 "answers whose slice was outside [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] and was clamped"},
 	{"nr_page_faults", SCXK_STAT_U64, "page faults of the scheduler process since start-up"},
 	{"events_per_s", SCXK_STAT_FLOAT,
 	 "tasks handled by the user-space side per second since this client's previous read"},
@@ -627,6 +632,7 @@ static int stats_collect(json_t *out, void *state, void *arg)
 	json_object_set_new(out, "nr_sched_preempts", json_integer(c.sched_preempts));
 	json_object_set_new(out, "nr_sched_preempts_deferred",
 			    json_integer(c.sched_preempts_deferred));
+	json_object_set_new(out, "nr_slice_clamped", json_integer(c.slice_clamped));
 	json_object_set_new(out, "nr_page_faults", json_integer(c.page_faults));
 	json_object_set_new(out, "events_per_s", json_real(rate));
 	return u->s->collect ? u->s->collect(u, out) : 0;

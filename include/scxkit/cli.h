@@ -42,6 +42,11 @@ struct scxk_common_opts {
 	double monitor_interval; /* --monitor: print a running scheduler's stats */
 	const char *stats_path;	 /* stats socket */
 	bool help_stats;
+	/*
+	 * --check-args: stop after parsing, before the scheduler's validate(),
+	 * which may read config files or act on options (scxctl's pre-check).
+	 */
+	bool check_args;
 	uint64_t monitor_count; /* --monitor-count: stop after N prints (tests) */
 	/*
 	 * --fault-starve-tgid, only in -Dfault_injection builds: the process

@@ -21,7 +21,8 @@
 
 #define SCXK_STATS_DEFAULT_PATH "/var/run/scx/root/stats"
 #define SCXK_STATS_MAX_REQ	4096 /* longest request line, without its '\n' */
-#define SCXK_STATS_MAX_CLIENTS	16   /* clients served at once; more are closed */
+/* clients served at once; a further one replaces the one quiet longest */
+#define SCXK_STATS_MAX_CLIENTS	16
 #define SCXK_STATS_STALL_MS	5000 /* a client stuck mid-line or not reading is dropped */
 
 enum scxk_stat_type {

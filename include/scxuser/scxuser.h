@@ -48,7 +48,12 @@ struct scxu;
 
 /* Tunables a scheduler sets before scxu_main() (or in validate()). */
 struct scxu_opts {
-	uint64_t slice_ns; /* slice of kernel-side dispatches and of answers with 0; default 5 ms */
+	/*
+	 * Slice of kernel-side dispatches and of answers with 0; default 5 ms.
+	 * Every answer's slice is kept in [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS]
+	 * (wire.h) by the BPF side.
+	 */
+	uint64_t slice_ns;
 	bool builtin_idle; /* wakeups onto idle CPUs skip user space; default true */
 	size_t arena_bytes; /* arena for scxu_alloc(); default 16 MiB */
 	/*
@@ -66,7 +71,7 @@ struct scxu_opts {
 struct scxu_counters {
 	uint64_t user_dispatches, kernel_dispatches, cancel_dispatches, bounce_dispatches,
 		failed_dispatches, congested, queued, heartbeats, sched_preempts,
-		sched_preempts_deferred;
+		sched_preempts_deferred, slice_clamped;
 	uint64_t dequeued;	/* scxu_dequeue() successes */
 	uint64_t dispatch_full; /* scxu_dispatch() refused: answer ring full */
 	uint64_t nr_scheduled;	/* last value given to scxu_notify_complete() */
@@ -111,7 +116,9 @@ int scxu_main(const struct scxu_sched *s, int argc, char **argv);
 
 /**
  * scxu_dequeue - the next task waiting for a decision
- * Return: 0 and *@t filled, or -EAGAIN when none is queued.
+ * Return: 0 and *@t filled, -EAGAIN when none is queued, or -EBADMSG when
+ * the record taken off the ring was too short to be a task (it is
+ * consumed; *@t is not filled and must not be dispatched).
  */
 int scxu_dequeue(struct scxu *u, struct scxu_task *t);
 

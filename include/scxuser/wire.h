@@ -11,6 +11,16 @@
 
 #include <scxkit/types.h>
 
+/*
+ * Bounds of the slice an answer may give (struct scxu_dispatch.slice_ns),
+ * applied by the BPF side after 0 became the default slice: a policy bug
+ * answering 1 ns would make the task switch at every tick, one answering
+ * U64_MAX would let it keep its CPU until the watchdog ejects the
+ * scheduler. They match the widest range scx_relay's options allow.
+ */
+#define SCXU_SLICE_MIN_NS (50ULL * 1000)	/* 50 us */
+#define SCXU_SLICE_MAX_NS (1000ULL * 1000 * 1000) /* 1 s */
+
 /* A dispatch to any CPU the task may use (the shared queue). */
 #define SCXU_CPU_ANY (1 << 20)
 
@@ -50,7 +60,11 @@ struct scxu_dispatch {
 	s32 cpu;   /* a CPU, or SCXU_CPU_ANY */
 	u32 flags; /* SCXU_DISPATCH_* */
 	u32 pad;
-	u64 slice_ns; /* 0: the library's default slice */
+	/*
+	 * 0: the library's default slice; anything else is clamped to
+	 * [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] (counted as slice_clamped)
+	 */
+	u64 slice_ns;
 	u64 vtime;    /* stored, comes back in the next struct scxu_task */
 	/*
 	 * Order in the queue it joins, earliest first, in CLOCK_MONOTONIC ns
@@ -73,7 +87,51 @@ enum scxu_counter {
 	SCXU_CNT_HEARTBEATS,	    /* heartbeat kicks that found work pending */
 	SCXU_CNT_SCHED_PREEMPTS,    /* CPUs preempted for the scheduling thread */
 	SCXU_CNT_SCHED_PREEMPTS_DEFERRED, /* of those, by the timer the rate limit armed */
+	SCXU_CNT_SLICE_CLAMPED,	    /* answers whose slice was out of bounds */
 	SCXU_NR_COUNTERS,
 };
+
+/**
+ * scxu_slice_bound - the slice an answer really gets
+ * @slice_ns: what user space answered (0 for the default)
+ * @dfl_ns: the library's default slice (struct scxu_opts.slice_ns)
+ * @clamped: set to whether the result differs from what was asked
+ *
+ * Return: @slice_ns, or @dfl_ns for 0, limited to
+ * [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS].
+ */
+static inline u64 scxu_slice_bound(u64 slice_ns, u64 dfl_ns, bool *clamped)
+{
+	u64 want = slice_ns ? slice_ns : dfl_ns;
+	u64 got = want < SCXU_SLICE_MIN_NS ? SCXU_SLICE_MIN_NS
+		  : want > SCXU_SLICE_MAX_NS ? SCXU_SLICE_MAX_NS
+					      : want;
+
+	*clamped = got != want;
+	return got;
+}
+
+#ifndef __bpf__
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+/**
+ * scxu_task_from_record - copy one queued-ring record into @t
+ * @data, @size: the record as the ring buffer delivered it
+ *
+ * A record shorter than struct scxu_task means the BPF side and the library
+ * disagree on the layout (or memory is corrupt): nothing of it is a usable
+ * task, so it is an error rather than a half-filled @t.
+ * Return: 0, or -EBADMSG for a short record (@t untouched).
+ */
+static inline int scxu_task_from_record(struct scxu_task *t, const void *data, size_t size)
+{
+	if (size < sizeof(*t))
+		return -EBADMSG;
+	memcpy(t, data, sizeof(*t));
+	return 0;
+}
+#endif
 
 #endif /* __SCXUSER_WIRE_H */

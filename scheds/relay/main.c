@@ -26,6 +26,7 @@
 static struct {
 	uint64_t slice_us, slice_us_min;
 	bool percpu_local;
+	uint64_t fault_slice_ns; /* -Dfault_injection: every answer's slice */
 } cfg = {
 	.slice_us = 20000,    /* the kernel's default slice, as upstream rustland */
 	.slice_us_min = 1000, /* below ~1 ms, switching costs dominate */
@@ -39,6 +40,11 @@ static struct scxk_opt opts[] = {
 	 "shortest time slice when many tasks wait", .min = 50, .max = 1000000},
 	{"percpu-local", 'l', NULL, SCXK_OPT_FLAG, &cfg.percpu_local,
 	 "keep each task on the CPU it ran on last (no idle-CPU search)"},
+#ifdef SCXK_FAULT_INJECTION
+	{"fault-slice-ns", 0, "NS", SCXK_OPT_U64, &cfg.fault_slice_ns,
+	 "TEST BUILD ONLY: answer every task with this slice, however bogus (libscxuser "
+	 "clamps it)", .min = 1, .dfl = "off"},
+#endif
 	{0},
 };
 
@@ -160,6 +166,10 @@ static int relay_schedule(struct scxu *u)
 			.enq_cnt = it.enq_cnt,
 		};
 
+#ifdef SCXK_FAULT_INJECTION
+		if (cfg.fault_slice_ns)
+			d.slice_ns = cfg.fault_slice_ns;
+#endif
 		d.cpu = place(u, r, &it, &idle_left);
 		err = scxu_dispatch(u, &d);
 		if (err == -EINVAL && d.cpu != SCXU_CPU_ANY) {

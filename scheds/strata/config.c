@@ -10,11 +10,14 @@
  * untouched.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 
@@ -528,8 +531,13 @@ static int parse_layer(struct ctx *c, const char *path, const json_t *v,
 	return parse_kind(c, sub, fv, l);
 }
 
-int strata_config_add_json(struct strata_config *cfg, const char *text, const char *source,
-			   char *err, size_t errlen)
+/*
+ * @quote_text: whether a syntax error may quote the offending token. Not
+ * for files: the path may name any file the (root) loader can read, and
+ * the error must not show a piece of it to whoever gave that path.
+ */
+static int add_json(struct strata_config *cfg, const char *text, const char *source,
+		    bool quote_text, char *err, size_t errlen)
 {
 	struct ctx c = { cfg, source, err, errlen };
 	json_error_t jerr;
@@ -540,6 +548,11 @@ int strata_config_add_json(struct strata_config *cfg, const char *text, const ch
 
 	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
+		/* jansson quotes the token last, as " near '<token>'" */
+		char *near = quote_text ? NULL : strstr(jerr.text, " near ");
+
+		if (near)
+			*near = '\0';
 		snprintf(err, errlen, "%s: invalid JSON at line %d column %d: %s", source,
 			 jerr.line, jerr.column, jerr.text);
 		return -EINVAL;
@@ -575,14 +588,21 @@ out:
 	return ret;
 }
 
+int strata_config_add_json(struct strata_config *cfg, const char *text, const char *source,
+			   char *err, size_t errlen)
+{
+	return add_json(cfg, text, source, true, err, errlen);
+}
+
 int strata_config_add_spec(struct strata_config *cfg, const char *spec, char *err, size_t errlen)
 {
 	const char *path = NULL;
 	char source[64];
+	struct stat st;
 	char *text;
 	FILE *f;
 	long len;
-	int ret;
+	int fd, ret;
 
 	if (!strncmp(spec, "f:", 2))
 		path = spec + 2;
@@ -592,10 +612,16 @@ int strata_config_add_spec(struct strata_config *cfg, const char *spec, char *er
 		snprintf(source, sizeof(source), "inline spec %u", cfg->nr_specs + 1);
 		return strata_config_add_json(cfg, spec, source, err, errlen);
 	}
-	if (!(f = fopen(path, "r"))) {
+	/* Non-blocking: opening a FIFO must not wait for a writer forever. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
 		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file of at most 1 MiB", path);
+		return -EINVAL;
 	}
 	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
 	    len > (1 << 20)) {
@@ -611,7 +637,7 @@ int strata_config_add_spec(struct strata_config *cfg, const char *spec, char *er
 		return -EIO;
 	}
 	fclose(f);
-	ret = strata_config_add_json(cfg, text, path, err, errlen);
+	ret = add_json(cfg, text, path, false, err, errlen);
 	free(text);
 	return ret;
 }

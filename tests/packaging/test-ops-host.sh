@@ -70,6 +70,32 @@ done
 $nosx "$scxctl" switch "$first" -- --no-such-flag >"$tmp/o" 2>&1
 is "flags the scheduler rejects exit 2" $? 2
 like "with the scheduler's message" "$(cat "$tmp/o")" "unknown option '--no-such-flag'"
+
+# ---- the argument check parses options only: no file read or written, time-limited ----
+if echo "$names" | grep -qx strata; then
+	$nosx "$scxctl" start strata -- -e "$tmp/written" >"$tmp/o" 2>&1
+	check "start strata -- -e FILE: the check writes nothing" test ! -e "$tmp/written"
+	# A "--" among the arguments must not turn the check flag into a spec.
+	printf '"s3cretpassw0rd\n' >"$tmp/secret"
+	$nosx "$scxctl" start strata -- "f:$tmp/secret" -- >"$tmp/o" 2>&1
+	is "a '--' in the arguments: exits 1 (no sched_ext), not 2 (config read)" $? 1
+	is "and shows nothing of the file named" "$(grep -c s3cret "$tmp/o")" 0
+	mkfifo "$tmp/fifo"
+	t0=$(date +%s)
+	$nosx timeout 60 "$scxctl" start strata -- "f:$tmp/fifo" -- >"$tmp/o" 2>&1
+	is "a spec naming a FIFO: the check does not open it (exits 1, no sched_ext)" $? 1
+	check "within 5 s" test $(($(date +%s) - t0)) -le 5
+fi
+# A scheduler whose check hangs is stopped after scxctl's limit (10 s).
+mkdir -p "$tmp/reg" "$tmp/bin"
+echo "hangs when asked to check its arguments" >"$tmp/reg/hang"
+printf '#!/bin/sh\nsleep 40\n' >"$tmp/bin/scx_hang"
+chmod +x "$tmp/bin/scx_hang"
+t0=$(date +%s)
+SCXKIT_SCHED_DIR=$tmp/reg SCXKIT_BIN_DIR=$tmp/bin timeout 30 "$scxctl" start hang >"$tmp/o" 2>&1
+is "a hanging argument check fails with exit 1" $? 1
+like "saying it did not finish" "$(cat "$tmp/o")" "did not finish checking its arguments within 10 s"
+check "after the 10 s limit, not the 40 s hang" test $(($(date +%s) - t0)) -le 15
 "$scxctl" >/dev/null 2>&1
 is "no command exits 2" $? 2
 "$scxctl" frob >/dev/null 2>&1

@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -152,6 +154,61 @@ static void test_help(void **state)
 	assert_int_equal(parse(&c, "--version", NULL), SCXK_CLI_DONE);
 }
 
+/* --check-args parses like a real run, and the caller learns it must stop there. */
+static void test_check_args(void **state)
+{
+	struct scxk_common_opts c;
+
+	(void)state;
+	assert_int_equal(parse(&c, "--check-args", "--num", "5", "--", "extra", NULL), -EINVAL);
+	assert_int_equal(parse(&c, "--check-args", "--num", "5", NULL), 0);
+	assert_true(c.check_args);
+	assert_int_equal(cfg.num, 5);
+	assert_int_equal(parse(&c, "--check-args", "--num", "0", NULL), -EINVAL);
+	assert_int_equal(parse(&c, "--num", "5", NULL), 0);
+	assert_false(c.check_args);
+}
+
+/* --help-options: one line per option from the tables, types and ranges included. */
+static void test_help_options(void **state)
+{
+	static const char *const want[] = {
+		"flag flag f - - - -\n",
+		"num u64 n N 1 100 -\n",
+		"ratio double - R 0 1 -\n",
+		"mode choice m MODE - - auto|performance|powersave\n",
+		"name string - NAME - - -\n",
+		"even custom e N - - -\n",
+		"stats double - SEC 0 86400 -\n",
+		"monitor-count u64 - N 0 - -\n",
+		"exit-dump-len u64 - BYTES 1 16777216 -\n",
+		"verbose flag v - - - -\n",
+		"check-args flag - - - - -\n",
+	};
+	char path[] = "/tmp/scxk-cli-XXXXXX", buf[4096];
+	int fd = mkstemp(path), saved;
+	struct scxk_common_opts c;
+	ssize_t n;
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	assert_int_equal(parse(&c, "--help-options", NULL), SCXK_CLI_DONE);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(buf, want[i]))
+			fail_msg("--help-options lacks '%s' in:\n%s", want[i], buf);
+}
+
 static void test_strict_numbers(void **state)
 {
 	uint64_t u;
@@ -174,6 +231,8 @@ int main(void)
 		cmocka_unit_test(test_good),	 cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_bad),	 cmocka_unit_test(test_help),
 		cmocka_unit_test(test_strict_numbers),
+		cmocka_unit_test(test_check_args),
+		cmocka_unit_test(test_help_options),
 	};
 
 	/* Error lines are expected here; keep the output readable. */

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -550,10 +552,24 @@ static void test_malformed_and_oversized(void **unused)
 	scxk_stats_server_stop(srv);
 }
 
+static int64_t elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000LL + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * Every slot held by an idle client (one that asked once and then sleeps,
+ * as a crashed or stopped monitor does): a new client is still answered at
+ * once, and the one quiet longest makes room.
+ */
 static void test_max_clients(void **unused)
 {
 	struct scxk_stats_server *srv = start();
-	int fds[SCXK_STATS_MAX_CLIENTS], extra, i, ok = 0;
+	int fds[SCXK_STATS_MAX_CLIENTS], extra, i;
+	struct timespec t0;
 	char buf[512];
 
 	(void)unused;
@@ -561,25 +577,111 @@ static void test_max_clients(void **unused)
 		fds[i] = raw_connect();
 		raw_send(fds[i], "{\"req\":\"stats\"}\n");
 		assert_true(raw_line(fds[i], buf, sizeof(buf), 1000) > 0);
+		sleep_ms(2); /* distinct activity times: fds[0] is the oldest */
 	}
-	extra = raw_connect();
-	assert_int_equal(raw_line(extra, buf, sizeof(buf), 1000), 0);
-	close(extra);
+	/* The most recent client talks again: it must not be the one dropped. */
+	raw_send(fds[SCXK_STATS_MAX_CLIENTS - 1], "{\"req\":\"stats\"}\n");
+	assert_true(raw_line(fds[SCXK_STATS_MAX_CLIENTS - 1], buf, sizeof(buf), 1000) > 0);
 
-	/* A freed slot is reused once the server saw the hang-up. */
-	close(fds[0]);
-	for (i = 0; i < 50 && !ok; i++) {
-		extra = raw_connect();
-		send(extra, "{\"req\":\"stats\"}\n", 16, MSG_NOSIGNAL);
-		ok = raw_line(extra, buf, sizeof(buf), 1000) > 0;
-		close(extra);
-		if (!ok)
-			sleep_ms(20);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	extra = raw_connect();
+	raw_send(extra, "{\"req\":\"stats\"}\n");
+	assert_true(raw_line(extra, buf, sizeof(buf), 1000) > 0);
+	assert_non_null(strstr(buf, "{\"errno\":0,"));
+	assert_true(elapsed_ms(&t0) < 500);
+	/* The oldest idle client was dropped (EOF), the others still answer. */
+	assert_int_equal(raw_line(fds[0], buf, sizeof(buf), 1000), 0);
+	for (i = 1; i < SCXK_STATS_MAX_CLIENTS; i++) {
+		raw_send(fds[i], "{\"req\":\"stats\"}\n");
+		assert_true(raw_line(fds[i], buf, sizeof(buf), 1000) > 0);
 	}
-	assert_true(ok);
-	for (i = 1; i < SCXK_STATS_MAX_CLIENTS; i++)
+	/* Twice as many idle connections as slots: the newest still gets in. */
+	close(extra);
+	for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++) {
+		close(fds[i]);
+		fds[i] = raw_connect();
+	}
+	for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++)
+		close(raw_connect()); /* connect, then vanish without a word */
+	extra = raw_connect();
+	raw_send(extra, "{\"req\":\"stats\"}\n");
+	assert_true(raw_line(extra, buf, sizeof(buf), 1000) > 0);
+	close(extra);
+	for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++)
 		close(fds[i]);
 	scxk_stats_server_stop(srv);
+}
+
+/* Exit codes of the EMFILE child, one per failed expectation. */
+enum {
+	EMFILE_OK,
+	EMFILE_SETUP,	/* could not build the situation */
+	EMFILE_NOT_FULL, /* the fd table did not fill up */
+	EMFILE_SPIN,	/* the server thread burnt CPU while accept4() failed */
+	EMFILE_NO_ANSWER, /* no answer once descriptors were free again */
+};
+
+#define EMFILE_WATCH_MS 1000 /* wall time the server spends out of descriptors */
+#define EMFILE_CPU_MAX_MS 100 /* its CPU time meanwhile; a spin takes ~all of it */
+#define EMFILE_FDS 64	      /* the child's descriptor limit */
+
+static int emfile_child(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct rlimit rl = { EMFILE_FDS, EMFILE_FDS };
+	struct scxk_stats_server *srv;
+	struct timespec c0, c1;
+	int cfd, spare = -1, fd;
+	int64_t cpu_ms;
+	char buf[512];
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) ||
+	    scxk_stats_server_start(&srv, sock_path, &ops))
+		return EMFILE_SETUP;
+	cfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (cfd < 0)
+		return EMFILE_SETUP;
+	/* Take every free descriptor, so the server's accept4() fails. */
+	while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+		spare = fd;
+	if (errno != EMFILE || spare < 0)
+		return EMFILE_NOT_FULL;
+	strcpy(sa.sun_path, sock_path);
+	/* The connection waits in the backlog: connect() succeeds without accept(). */
+	if (connect(cfd, (struct sockaddr *)&sa, sizeof(sa)))
+		return EMFILE_SETUP;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	sleep_ms(EMFILE_WATCH_MS);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	cpu_ms = (c1.tv_sec - c0.tv_sec) * 1000LL + (c1.tv_nsec - c0.tv_nsec) / 1000000;
+	if (cpu_ms > EMFILE_CPU_MAX_MS) {
+		fprintf(stderr, "server thread used %lld ms of CPU in %d ms\n", (long long)cpu_ms,
+			EMFILE_WATCH_MS);
+		return EMFILE_SPIN;
+	}
+	/* A descriptor frees up (two: the client state may need one too). */
+	close(spare);
+	close(spare - 1);
+	if (send(cfd, "{\"req\":\"stats\"}\n", 16, MSG_NOSIGNAL) != 16 ||
+	    raw_line(cfd, buf, sizeof(buf), 2000) <= 0 || !strstr(buf, "{\"errno\":0,"))
+		return EMFILE_NO_ANSWER;
+	/* Exit without cleanup: the parent's teardown removes the socket. */
+	return EMFILE_OK;
+}
+
+static void test_accept_emfile(void **unused)
+{
+	pid_t pid;
+	int st;
+
+	(void)unused;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(emfile_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), EMFILE_OK);
 }
 
 static void *late_start(void *arg)
@@ -640,6 +742,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed_and_oversized, setup_dir,
 						teardown_dir),
 		cmocka_unit_test_setup_teardown(test_max_clients, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_accept_emfile, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_monitor_retry, setup_dir, teardown_dir),
 	};
 

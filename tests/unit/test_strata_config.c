@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -246,6 +248,49 @@ static void test_cgroup_match(void **state)
 	assert_false(strata_cgroup_match(&m, ""));
 }
 
+/* A spec naming a FIFO is refused at once instead of waiting for a writer. */
+static void test_fifo_spec(void **state)
+{
+	char dir[] = "/tmp/strata-fifo-XXXXXX", path[64], spec[80];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(spec, sizeof(spec), "f:%s", path);
+	memset(&cfg, 0, sizeof(cfg));
+	/* A hang is a failure: cmocka cannot time out, so SIGALRM kills the test. */
+	alarm(5);
+	assert_int_equal(strata_config_add_spec(&cfg, spec, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	assert_non_null(strstr(err, "not a regular file"));
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A syntax error in a file names line and column, never the file's text. */
+static void test_file_error_quotes_nothing(void **state)
+{
+	char path[] = "/tmp/strata-secret-XXXXXX", spec[64];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	/* an unterminated string: jansson quotes it whole as the token */
+	assert_int_equal(write(fd, "\"s3cretpassw0rd\n", 16), 16);
+	close(fd);
+	snprintf(spec, sizeof(spec), "f:%s", path);
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(strata_config_add_spec(&cfg, spec, err, sizeof(err)), -EINVAL);
+	unlink(path);
+	assert_non_null(strstr(err, "invalid JSON at line 1"));
+	if (strstr(err, "s3cret"))
+		fail_msg("error quotes the file: '%s'", err);
+	/* Inline specs come from the user: quoting them helps and leaks nothing. */
+	assert_int_equal(strata_config_add_spec(&cfg, "[x]", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "near"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +301,8 @@ int main(void)
 		cmocka_unit_test(test_inline_and_sources),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_cgroup_match),
+		cmocka_unit_test(test_fifo_spec),
+		cmocka_unit_test(test_file_error_quotes_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # A libscxuser scheduler end to end: bad input, attach, mixed load and a
 # hackbench storm without ejection, no page faults in the scheduler after
-# start-up, clean detach, and a scheduler process stopped with SIGSTOP
+# start-up, clean detach, bogus slices from the policy clamped by the
+# library, and a scheduler process stopped with SIGSTOP
 # ejected by the kernel's watchdog while the system keeps running.
 # Argument: relay (default, also runs every mode flag) or fifo.
 . ./lib.sh
@@ -78,6 +79,51 @@ if [ "$which" = relay ]; then
 			stop_sched KILL
 		fi
 	done
+fi
+
+# ---- a policy answering bogus slices gets bounded ones ----
+# -Dfault_injection builds: every answer carries the slice given. U64_MAX
+# (the kernel's "infinite" slice) and 1 ns are both clamped by the BPF
+# side to [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] and counted; burners on
+# every CPU for longer than the watchdog timeout must still take turns.
+if [ "$which" = relay ] && scx_relay --help | grep -q -- --fault-slice-ns; then
+	for bogus in 18446744073709551615 1; do
+		export SCX_TIMEOUT_MS=10000
+		if start_sched scx_relay --fault-slice-ns $bogus; then
+			unset SCX_TIMEOUT_MS
+			scxk-burn -n $((2 * $(nproc))) -d 12 >/dev/null 2>&1 &
+			burn=$!
+			check "slice $bogus: hackbench finishes beside the burners" \
+				timeout 60 hackbench -g 2 -l 50
+			wait $burn
+			line=$(stats_line scx_relay)
+			cl=$(stat_of "$line" nr_slice_clamped)
+			ud=$(stat_of "$line" nr_user_dispatches)
+			diag "slice $bogus: $cl of $ud answers clamped"
+			check "slice $bogus: answers were clamped (${cl:-none})" test "${cl:-0}" -gt 0
+			check "slice $bogus: not ejected after 12 s of burners (watchdog 10 s)" sched_alive ||
+				sed 's/^/#   /' $SCHED_LOG | grep -A8 EXIT | head -n 12
+			stop_sched INT
+			is "slice $bogus: clean detach" "$SCHED_RC" 0
+		else
+			unset SCX_TIMEOUT_MS
+			_report 1 "relay --fault-slice-ns $bogus: attaches"
+			stop_sched KILL
+		fi
+	done
+	# In bounds: nothing is clamped.
+	if start_sched scx_relay --fault-slice-ns 3000000; then
+		hackbench -g 2 -l 50 >/dev/null 2>&1
+		is "a slice within bounds is never clamped" \
+			"$(stat_of "$(stats_line scx_relay)" nr_slice_clamped)" 0
+		stop_sched INT
+	else
+		_report 1 "relay --fault-slice-ns 3000000: attaches"
+		stop_sched KILL
+	fi
+else
+	_n=$((_n + 1))
+	echo "ok $_n - bogus slices are clamped # SKIP scx_relay built without -Dfault_injection"
 fi
 
 # ---- SIGSTOP: the kernel ejects a stopped user-space scheduler ----
