@@ -29,6 +29,7 @@
 #include <scxkit/stats.h>
 #include <scxkit/topo.h>
 #include <scxkit/topo_data.h>
+#include <scxkit/tunable.h>
 
 #define SCX_SYSFS "/sys/kernel/sched_ext"
 /* How often the wait loop looks at the exit info and signals. */
@@ -468,6 +469,9 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 			       : SCXK_EXIT_OK;
 
 	if (scxk_check_system())
+		return SCXK_EXIT_FAIL;
+	/* A loader killed earlier left its tunables changed: undo that first. */
+	if (scxk_tunable_recover() < 0)
 		return SCXK_EXIT_FAIL;
 	libbpf_set_print(libbpf_print);
 
