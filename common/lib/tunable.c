@@ -144,19 +144,19 @@ static int load_saved(const char *file, struct saved *s)
 	return 0;
 }
 
+/* The run directory and its parents as needed; the store itself is root's alone. */
 static int mkdir_p(const char *dir)
 {
 	char tmp[PATH_MAX];
 
-	if (!mkdir(dir, 0700) || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -errno;
 	snprintf(tmp, sizeof(tmp), "%s", dir);
-	*strrchr(tmp, '/') = '\0';
-	if (tmp[0] && mkdir(tmp, 0755) && errno != EEXIST)
-		return -errno;
-	return mkdir(dir, 0700) && errno != EEXIST ? -errno : 0;
+	for (char *p = strchr(tmp + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(tmp, 0700) && errno != EEXIST ? -errno : 0;
 }
 
 /*
