@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -43,6 +44,12 @@
 /* Lines of libbpf/verifier output shown when loading fails. */
 #define LOG_TAIL_LINES 40
 #define LOG_RING_SIZE (256 * 1024)
+/*
+ * SCHED_FIFO priority of the loader between a restart request and the new
+ * attach: above ordinary RT hogs, below the kernel's threaded interrupt
+ * handlers (50), so devices are still served while the verifier runs.
+ */
+#define RESTART_RT_PRIO 40
 
 static volatile sig_atomic_t exit_req;
 
@@ -304,6 +311,77 @@ static void log_verified_insns(struct bpf_object *obj)
 	}
 }
 
+/*
+ * Between the kernel's exit and the next attach the machine runs without
+ * our scheduler. Under a fork storm the loader, an ordinary task then, got
+ * a small share of the CPU for the verifier's work, and a re-attach took
+ * seconds; as SCHED_FIFO it runs at once (and the phases are timed).
+ */
+static struct {
+	bool raised;
+	int policy;
+	struct sched_param param;
+	struct timespec seen, mark; /* exit seen; start of the current phase */
+	double ms[5];		    /* destroy, topology, open+configure, load, attach */
+} restart_ctx;
+
+enum { PH_DESTROY, PH_TOPO, PH_OPEN, PH_LOAD, PH_ATTACH };
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* Close the current phase of a restart and start the next one. */
+static void restart_phase(int ph)
+{
+	struct timespec now;
+
+	if (!restart_ctx.seen.tv_sec)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	restart_ctx.ms[ph] += ms_between(&restart_ctx.mark, &now);
+	restart_ctx.mark = now;
+}
+
+static void restart_begin(void)
+{
+	struct sched_param rt = { .sched_priority = RESTART_RT_PRIO };
+
+	memset(restart_ctx.ms, 0, sizeof(restart_ctx.ms));
+	clock_gettime(CLOCK_MONOTONIC, &restart_ctx.seen);
+	restart_ctx.mark = restart_ctx.seen;
+	if (restart_ctx.raised)
+		return;
+	restart_ctx.policy = sched_getscheduler(0);
+	if (restart_ctx.policy < 0 || sched_getparam(0, &restart_ctx.param))
+		return;
+	/* Not fatal: without CAP_SYS_NICE the restart is only slower. */
+	if (sched_setscheduler(0, SCHED_FIFO, &rt))
+		scxk_dbg("cannot run the restart as SCHED_FIFO: %s", strerror(errno));
+	else
+		restart_ctx.raised = true;
+}
+
+/* Back to the loader's own policy; logs how long the machine went without us. */
+static void restart_end(bool attached)
+{
+	struct timespec now;
+	double *ms = restart_ctx.ms;
+
+	if (restart_ctx.raised && !sched_setscheduler(0, restart_ctx.policy, &restart_ctx.param))
+		restart_ctx.raised = false;
+	if (!restart_ctx.seen.tv_sec)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (attached)
+		scxk_info("re-attached %.0f ms after the exit was seen (destroy %.0f, topology "
+			  "%.0f, open %.0f, load %.0f, attach %.0f ms)",
+			  ms_between(&restart_ctx.seen, &now), ms[PH_DESTROY], ms[PH_TOPO],
+			  ms[PH_OPEN], ms[PH_LOAD], ms[PH_ATTACH]);
+	restart_ctx.seen.tv_sec = 0;
+}
+
 static int attach(struct scxk_run *run)
 {
 	struct bpf_map *map, *ops = NULL;
@@ -317,7 +395,9 @@ static int attach(struct scxk_run *run)
 	if (!ops)
 		return scxk_err(-ENOENT, "no sched_ext_ops in the BPF object");
 
+	restart_phase(PH_OPEN);
 	err = bpf_object__load_skeleton(run->skeleton);
+	restart_phase(PH_LOAD);
 	if (err) {
 		print_log_tail();
 		return scxk_err(err, "cannot load the BPF scheduler (the verifier's reason is "
@@ -332,6 +412,7 @@ static int attach(struct scxk_run *run)
 	}
 
 	run->link = bpf_map__attach_struct_ops(ops);
+	restart_phase(PH_ATTACH);
 	if (!run->link) {
 		err = -errno;
 		print_log_tail();
@@ -381,6 +462,7 @@ static int run_once(struct scxk_run *run)
 		goto out;
 	if ((err = attach(run)))
 		goto out;
+	restart_end(true);
 	scxk_info("scheduler \"%s\" attached%s", s->name,
 		  run->common.partial ? " (partial: SCHED_EXT tasks only)" : "");
 
@@ -415,6 +497,10 @@ static int run_once(struct scxk_run *run)
 		}
 	}
 detach:
+	/* The kernel asked for a restart: from here on the clock runs. */
+	if (!exit_req && (restart || (run->uei->kind &&
+				      (run->uei->exit_code & SCXK_ECODE_ACT_RESTART))))
+		restart_begin();
 	scxk_stats_client_close(client);
 	scxk_stats_server_stop(srv);
 	bpf_link__destroy(run->link);
@@ -432,6 +518,7 @@ detach:
 	}
 out:
 	s->destroy(run);
+	restart_phase(PH_DESTROY);
 	run->skel = NULL;
 	run->obj = NULL;
 	run->uei = NULL;
@@ -483,6 +570,7 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 			ret = SCXK_EXIT_FAIL;
 			break;
 		}
+		restart_phase(PH_TOPO);
 		ret = run_once(&run);
 		if (ret == -EAGAIN) {
 			struct timespec ts;
@@ -502,6 +590,7 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 			scxk_info("restarting in-process (restart %u)", run.restarts);
 		}
 	} while (ret == -EAGAIN && !exit_req);
+	restart_end(false);
 	scxk_topo_free(run.topo);
 	return ret < 0 ? SCXK_EXIT_FAIL : ret;
 }
