@@ -373,6 +373,11 @@ static int brisk_configure(struct scxk_run *run)
 	size_t size;
 
 	resolve_domain(t, cfg.primary, &cur_domain);
+	/* A kept object (hotplug) brings its own domain back: see brisk_attached(). */
+	run->priv = malloc(sizeof(cur_domain));
+	if (!run->priv)
+		return scxk_err(-ENOMEM, "out of memory");
+	memcpy(run->priv, &cur_domain, sizeof(cur_domain));
 	skel->rodata->slice_max = cfg.slice_us * 1000;
 	skel->rodata->slice_min = cfg.slice_min_us * 1000;
 	skel->rodata->slice_lag = cfg.slice_lag_us * 1000;
@@ -404,6 +409,7 @@ static int brisk_attached(struct scxk_run *run)
 {
 	char buf[SCXK_CPULIST_BUF_LEN];
 
+	memcpy(&cur_domain, run->priv, sizeof(cur_domain));
 	scxk_cpumask_format_list(&cur_domain.mask, buf, sizeof(buf));
 	scxk_info("primary domain %s (%s), slice %llu-%llu us", buf, cur_domain.mode,
 		  (unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_us);
@@ -427,9 +433,31 @@ static int brisk_tick(struct scxk_run *run)
 	return 0;
 }
 
+/*
+ * The object is kept for a re-attach after CPU hotplug (scxk_sched.detach):
+ * the QoS goes back with this attach, and the throttle timer must not run
+ * for a detached scheduler (writing its map element frees the timer;
+ * ops.init() starts a fresh one).
+ */
+static void brisk_detach(struct scxk_run *run)
+{
+	struct scx_brisk *skel = run->skel;
+	size_t size = bpf_map__value_size(skel->maps.throttle_map);
+	void *zero = calloc(1, size);
+	uint32_t key = 0;
+
+	qos_restore();
+	if (!zero || bpf_map__update_elem(skel->maps.throttle_map, &key, sizeof(key), zero, size,
+					  BPF_ANY))
+		scxk_warn("cannot stop the detached scheduler's throttle timer");
+	free(zero);
+}
+
 static void brisk_destroy(struct scxk_run *run)
 {
 	qos_restore();
+	free(run->priv);
+	run->priv = NULL;
 	scx_brisk__destroy(run->skel);
 }
 
@@ -443,6 +471,7 @@ static const struct scxk_sched sched = {
 	.tick = brisk_tick,
 	.tick_ms = PROFILE_POLL_MS,
 	.destroy = brisk_destroy,
+	.detach = brisk_detach,
 	.stats = &stats,
 };
 
