@@ -350,7 +350,7 @@ static void loaded_destroy(struct scxk_run *run, struct loaded *l)
 /* Keep @run's detached object, dropping the oldest kept one if full. */
 static void loaded_put(struct scxk_run *run)
 {
-	static unsigned long stamp;
+	static unsigned long nr_kept;
 	struct loaded *l = NULL;
 
 	for (int i = 0; i < SCXK_LOADED_KEEP; i++) {
@@ -363,7 +363,8 @@ static void loaded_put(struct scxk_run *run)
 	}
 	if (l->used)
 		loaded_destroy(run, l);
-	*l = (struct loaded){ .used = true, .stamp = ++stamp, .skel = run->skel, .obj = run->obj,
+	nr_kept++;
+	*l = (struct loaded){ .used = true, .stamp = nr_kept, .skel = run->skel, .obj = run->obj,
 			      .skeleton = run->skeleton, .online = run->topo->online,
 			      .priv = run->priv };
 }
