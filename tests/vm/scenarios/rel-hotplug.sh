@@ -23,7 +23,7 @@ online=/sys/devices/system/cpu/cpu$((ncpu - 1))/online
 [ -w $online ] || skip_all "no hotplug control $online"
 # Schedulers whose BPF side implements ops.cpu_online and ops.cpu_offline.
 inplace=
-case $name in minimal) inplace=1 ;; esac
+case $name in minimal) inplace=yes ;; esac
 # The bound on re-attaching, in centiseconds (/proc/uptime's unit).
 bound_cs=200
 # Off/on cycles for the leak check: two restarts each, kept under the

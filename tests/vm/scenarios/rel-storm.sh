@@ -152,7 +152,7 @@ storm "tmpfs I/O (per-CPU kthread traffic)" sng io --hdd 2 --hdd-bytes 8M --seek
 # it) and the pid never changes. A scheduler with ops.cpu_online/offline
 # (rel-hotplug.sh's list) stays attached instead, with no restart.
 inplace=
-case $name in minimal) inplace=1 ;; esac
+case $name in minimal) inplace=yes ;; esac
 hotplug() {
 	_cpu=/sys/devices/system/cpu/cpu$((ncpu - 1))/online
 	[ -w $_cpu ] || { echo "no hotplug control $_cpu"; return 1; }
