@@ -50,6 +50,12 @@ up_cs() {
 	echo $((${_u%.*} * 100 + ${_f#0}))
 }
 restarts() { grep -c "restarting in-process" $SCHED_LOG; }
+# restarted_since N : the loader logged more than N restarts (says how many if not)
+restarted_since() {
+	[ "$(restarts)" -gt "$1" ] && return 0
+	echo "restarts logged: $(restarts), before: $1; state $(state)"
+	return 1
+}
 seq_now() { cat $SCX/enable_seq; }
 fds() { ls /proc/$SCHED_PID/fd | wc -l; }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$SCHED_PID/status; }
@@ -95,7 +101,8 @@ if [ -n "$inplace" ]; then
 	_t=$(($(up_cs) + 100))
 	while [ "$(up_cs)" -lt $_t ]; do state_is enabled || left=1; sleep 0.05; done
 else
-	check "offline: the loader restarted in-process" wait_for 60 sh -c "[ \$(grep -c 'restarting in-process' $SCHED_LOG) -gt $r0 ]"
+	wait_for 60 restarted_since $r0
+	check "offline: the loader restarted in-process" restarted_since $r0
 	check "offline: attached again" wait_for 60 state_is enabled
 fi
 seq1=$(seq_now)
@@ -141,7 +148,7 @@ while [ $_c -lt $cycles ]; do
 		_r=$(restarts)
 		echo $_v >$online
 		if [ -z "$inplace" ]; then
-			wait_for 60 sh -c "[ \$(grep -c 'restarting in-process' $SCHED_LOG) -gt $_r ]"
+			wait_for 60 restarted_since $_r
 			wait_for 60 sh -c "[ \$(cat $SCX/enable_seq) -gt $_s ] && [ \$(cat $SCX/state) = enabled ]"
 		fi
 	done
