@@ -250,12 +250,9 @@ static int prepare_common(struct scxk_run *run)
 	/*
 	 * With hotplug_seq set, a CPU going on/offline between now and attach
 	 * makes the kernel exit us with a restart request instead of running
-	 * with a stale topology.
-	 */
-	/*
-	 * A kept object is attached again after later hotplugs, when this
-	 * number is stale: for those the loader compares it itself after
-	 * attach (run_once).
+	 * with a stale topology. A kept object (sched->detach) is attached
+	 * again after later hotplugs, when this number would be stale: for
+	 * those the loader compares it itself after attach (run_once).
 	 */
 	if (!run->sched->detach && !read_sysfs(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) &&
 	    !scxk_parse_u64(buf, &v))
