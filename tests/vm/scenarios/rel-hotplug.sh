@@ -157,6 +157,8 @@ done
 check "after $cycles more off/on cycles: still attached" sched_alive
 if [ -n "$inplace" ]; then
 	is "no restart in $cycles cycles" "$(restarts)" "$r1"
+	# Read late on purpose: a restart bumps enable_seq only once attached.
+	is "in place: enable_seq unchanged after every cycle" "$(seq_now)" "$seq0"
 else
 	is "one in-process restart per CPU change" "$(restarts)" "$((r1 + 2 * cycles))"
 fi
