@@ -3,7 +3,7 @@
 # The load: a fork storm, cgroup churn (lib.sh), nice churn on CPU hogs and
 # a SCHED_FIFO hog pinned to CPU 0. The last CPU goes offline and back:
 #   - a scheduler that handles hotplug in place (ops.cpu_online/offline;
-#     listed in $inplace below) never leaves: the state reads "enabled" at
+#     it has a "hotplug" counter) never leaves: the state reads "enabled" at
 #     every 50 ms poll, enable_seq is unchanged, the loader never restarts,
 #     and its hotplug counter counted both changes;
 #   - any other must be attached again (state "enabled", enable_seq moved)
@@ -23,7 +23,8 @@ online=/sys/devices/system/cpu/cpu$((ncpu - 1))/online
 [ -w $online ] || skip_all "no hotplug control $online"
 # Schedulers whose BPF side implements ops.cpu_online and ops.cpu_offline.
 inplace=
-case $name in minimal) inplace=yes ;; esac
+# A scheduler that handles hotplug in place says so with a "hotplug" counter.
+$bin $flags --help-stats 2>/dev/null | grep -q '^hotplug ' && inplace=yes
 # The bound on re-attaching, in centiseconds (/proc/uptime's unit).
 bound_cs=200
 # Off/on cycles for the leak check: two restarts each, kept under the

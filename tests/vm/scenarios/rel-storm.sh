@@ -150,9 +150,10 @@ storm "tmpfs I/O (per-CPU kthread traffic)" sng io --hdd 2 --hdd-bytes 8M --seek
 # CPU hotplug: the kernel asks for a restart on each change; the loader
 # restarts in-process with the same options (the custom stats socket proves
 # it) and the pid never changes. A scheduler with ops.cpu_online/offline
-# (rel-hotplug.sh's list) stays attached instead, with no restart.
+# (it has a "hotplug" counter) stays attached instead, with no restart.
 inplace=
-case $name in minimal) inplace=yes ;; esac
+# A scheduler that handles hotplug in place says so with a "hotplug" counter.
+$bin $flags --help-stats 2>/dev/null | grep -q '^hotplug ' && inplace=yes
 hotplug() {
 	_cpu=/sys/devices/system/cpu/cpu$((ncpu - 1))/online
 	[ -w $_cpu ] || { echo "no hotplug control $_cpu"; return 1; }
