@@ -285,40 +285,11 @@ static void publish(struct scx_strata *skel, const struct scxk_topo_data *t)
 	}
 }
 
-/*
- * The first allocation, every layer at its minimum until utilisation is
- * known, from the topology in `topo`. Also run when a kept object is
- * attached again after CPU hotplug: its ops.init() reset applied_gen.
- * Return: the number of online CPUs the topology has (at least 1).
- */
-static unsigned int alloc_first(struct scx_strata *skel)
+static int strata_configure(struct scxk_run *run)
 {
+	struct scx_strata *skel = run->skel;
 	const struct scxk_topo_data *t = &topo;
 	unsigned int l, cpu, nr = 0, target[STRATA_MAX_LAYERS] = { 0 };
-
-	for (cpu = 0; cpu < t->nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++)
-		nr += (t->llc_mask[t->cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64] >> (cpu % 64)) & 1;
-	pthread_mutex_lock(&st.lock);
-	st.nr_cpus = nr;
-	layer_alloc_input(nr);
-	memset(st.owner, STRATA_OWNER_OPEN, sizeof(st.owner));
-	for (l = 0; l < config.nr_layers; l++)
-		target[l] = st.layers[l].min_cpus;
-	st.open_cpus = strata_alloc(t, st.alloc, config.nr_layers, target, st.owner);
-	memset(skel->bss->cpu_owner, 0, sizeof(skel->bss->cpu_owner));
-	publish(skel, t);
-	skel->bss->alloc_gen = 1;
-	for (l = 0; l < STRATA_MAX_LAYERS; l++)
-		st.layers[l].prev_runtime = 0;
-	st.prev_fb_runtime = 0;
-	clock_gettime(CLOCK_MONOTONIC, &st.last);
-	pthread_mutex_unlock(&st.lock);
-	return nr ? nr : 1;
-}
-
-/* Copy the topology the object was loaded with into `topo`. */
-static int topo_from_object(struct scxk_run *run)
-{
 	struct bpf_map *tmap = bpf_object__find_map_by_name(run->obj, ".data.scxk_topo");
 	const void *tdata;
 	size_t tsize = 0;
@@ -326,21 +297,6 @@ static int topo_from_object(struct scxk_run *run)
 	if (!tmap || !(tdata = bpf_map__initial_value(tmap, &tsize)) || tsize < sizeof(topo))
 		return scxk_err(-EINVAL, "topology section missing from the BPF object");
 	memcpy(&topo, tdata, sizeof(topo));
-	return 0;
-}
-
-static int strata_configure(struct scxk_run *run)
-{
-	struct scx_strata *skel = run->skel;
-	unsigned int l;
-	int err;
-
-	if ((err = topo_from_object(run)))
-		return err;
-	/* Set once attached: a later attach is of a kept object (strata_attached). */
-	run->priv = calloc(1, sizeof(bool));
-	if (!run->priv)
-		return scxk_err(-ENOMEM, "out of memory");
 
 	for (l = 0; l < config.nr_layers; l++) {
 		const struct strata_layer_cfg *lc = &config.layers[l];
@@ -365,7 +321,26 @@ static int strata_configure(struct scxk_run *run)
 	skel->rodata->slice_ns = opt.slice_us * 1000;
 	skel->rodata->lo_fb_wait_ns = opt.lo_fb_wait_us * 1000;
 	skel->rodata->antistall_ns = opt.disable_antistall ? 0 : opt.antistall_sec * 1000000000ULL;
-	skel->rodata->nr_online_cpus = alloc_first(skel);
+	for (cpu = 0; cpu < t->nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++)
+		nr += (t->llc_mask[t->cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64] >> (cpu % 64)) & 1;
+	skel->rodata->nr_online_cpus = nr ? nr : 1;
+
+	/* The first allocation: every layer at its minimum until utilisation is known. */
+	pthread_mutex_lock(&st.lock);
+	st.nr_cpus = nr;
+	layer_alloc_input(nr);
+	memset(st.owner, STRATA_OWNER_OPEN, sizeof(st.owner));
+	for (l = 0; l < config.nr_layers; l++)
+		target[l] = st.layers[l].min_cpus;
+	st.open_cpus = strata_alloc(t, st.alloc, config.nr_layers, target, st.owner);
+	memset(skel->bss->cpu_owner, 0, sizeof(skel->bss->cpu_owner));
+	publish(skel, t);
+	skel->bss->alloc_gen = 1;
+	for (l = 0; l < STRATA_MAX_LAYERS; l++)
+		st.layers[l].prev_runtime = 0;
+	st.prev_fb_runtime = 0;
+	clock_gettime(CLOCK_MONOTONIC, &st.last);
+	pthread_mutex_unlock(&st.lock);
 	return 0;
 }
 
@@ -474,15 +449,6 @@ static void scan_cgroups(struct scx_strata *skel)
 
 static int strata_attached(struct scxk_run *run)
 {
-	bool *attached_before = run->priv;
-	int err;
-
-	if (*attached_before) {
-		if ((err = topo_from_object(run)))
-			return err;
-		alloc_first(run->skel);
-	}
-	*attached_before = true;
 	scan_cgroups(run->skel);
 	return 0;
 }
@@ -561,20 +527,8 @@ static int strata_tick(struct scxk_run *run)
 	return 0;
 }
 
-/*
- * The object is kept for a re-attach after CPU hotplug (scxk_sched.detach);
- * nothing of this attach lives outside it: the allocation is redone from
- * the object's own topology when it is attached again.
- */
-static void strata_detach(struct scxk_run *run)
-{
-	(void)run;
-}
-
 static void strata_destroy(struct scxk_run *run)
 {
-	free(run->priv);
-	run->priv = NULL;
 	scx_strata__destroy(run->skel);
 }
 
@@ -686,7 +640,6 @@ static struct scxk_sched sched = {
 	.tick = strata_tick,
 	.tick_ms = 100,
 	.destroy = strata_destroy,
-	.detach = strata_detach,
 	.stats = &stats,
 };
 
