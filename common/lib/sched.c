@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@
 #include <scxkit/stats.h>
 #include <scxkit/topo.h>
 #include <scxkit/topo_data.h>
+#include <scxkit/tunable.h>
 
 #define SCX_SYSFS "/sys/kernel/sched_ext"
 /* How often the wait loop looks at the exit info and signals. */
@@ -42,6 +44,12 @@
 /* Lines of libbpf/verifier output shown when loading fails. */
 #define LOG_TAIL_LINES 40
 #define LOG_RING_SIZE (256 * 1024)
+/*
+ * SCHED_FIFO priority of the loader between a restart request and the new
+ * attach: above ordinary RT hogs, below the kernel's threaded interrupt
+ * handlers (50), so devices are still served while the verifier runs.
+ */
+#define RESTART_RT_PRIO 40
 
 static volatile sig_atomic_t exit_req;
 
@@ -242,9 +250,12 @@ static int prepare_common(struct scxk_run *run)
 	/*
 	 * With hotplug_seq set, a CPU going on/offline between now and attach
 	 * makes the kernel exit us with a restart request instead of running
-	 * with a stale topology.
+	 * with a stale topology. A kept object (sched->detach) is attached
+	 * again after later hotplugs, when this number would be stale: for
+	 * those the loader compares it itself after attach (run_once).
 	 */
-	if (!read_sysfs(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) && !scxk_parse_u64(buf, &v))
+	if (!run->sched->detach && !read_sysfs(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) &&
+	    !scxk_parse_u64(buf, &v))
 		scxk_obj_set_ops_field(run->obj, "hotplug_seq", v);
 	if (c->fault_starve_tgid) {
 		uint32_t tgid = c->fault_starve_tgid;
@@ -301,7 +312,168 @@ static void log_verified_insns(struct bpf_object *obj)
 	}
 }
 
-static int attach(struct scxk_run *run)
+/*
+ * Detached objects kept after a hotplug restart, by the online CPUs they
+ * were configured for. Loading is the slow part of a restart (the
+ * verifier: seconds for the larger schedulers under TCG), and a CPU that
+ * goes offline usually comes back: the object for the old set of CPUs is
+ * then attached again as it is.
+ */
+static struct loaded {
+	bool used;
+	unsigned long stamp; /* order of keeping: the smallest goes first */
+	void *skel;
+	struct bpf_object *obj;
+	struct bpf_object_skeleton *skeleton;
+	struct scxk_cpumask online;
+	void *priv;
+} loaded[SCXK_LOADED_KEEP];
+
+static void loaded_destroy(struct scxk_run *run, struct loaded *l)
+{
+	struct scxk_run tmp = *run;
+
+	tmp.skel = l->skel;
+	tmp.obj = l->obj;
+	tmp.skeleton = l->skeleton;
+	tmp.priv = l->priv;
+	tmp.link = NULL;
+	run->sched->destroy(&tmp);
+	l->used = false;
+}
+
+/* Keep @run's detached object, dropping the oldest kept one if full. */
+static void loaded_put(struct scxk_run *run)
+{
+	static unsigned long nr_kept;
+	struct loaded *l = NULL;
+
+	for (int i = 0; i < SCXK_LOADED_KEEP; i++) {
+		if (!loaded[i].used) {
+			l = &loaded[i];
+			break;
+		}
+		if (!l || loaded[i].stamp < l->stamp)
+			l = &loaded[i];
+	}
+	if (l->used)
+		loaded_destroy(run, l);
+	nr_kept++;
+	*l = (struct loaded){ .used = true, .stamp = nr_kept, .skel = run->skel, .obj = run->obj,
+			      .skeleton = run->skeleton, .online = run->topo->online,
+			      .priv = run->priv };
+}
+
+/* Take the kept object loaded for the CPUs online now, if there is one. */
+static bool loaded_take(struct scxk_run *run)
+{
+	for (int i = 0; i < SCXK_LOADED_KEEP; i++) {
+		struct loaded *l = &loaded[i];
+
+		if (!l->used || memcmp(&l->online, &run->topo->online, sizeof(l->online)))
+			continue;
+		run->skel = l->skel;
+		run->obj = l->obj;
+		run->skeleton = l->skeleton;
+		run->priv = l->priv;
+		l->used = false;
+		return true;
+	}
+	return false;
+}
+
+static void loaded_destroy_all(struct scxk_run *run)
+{
+	for (int i = 0; i < SCXK_LOADED_KEEP; i++)
+		if (loaded[i].used)
+			loaded_destroy(run, &loaded[i]);
+}
+
+static int read_hotplug_seq(uint64_t *v)
+{
+	char buf[64];
+
+	if (read_sysfs(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) || scxk_parse_u64(buf, v))
+		return -ENOENT;
+	return 0;
+}
+
+/* The hotplug count when the topology was read (loaders with detach()). */
+static uint64_t topo_hotplug_seq;
+static bool topo_hotplug_seq_valid;
+
+/*
+ * Between the kernel's exit and the next attach the machine runs without
+ * our scheduler. Under a fork storm the loader, an ordinary task then, got
+ * a small share of the CPU for the verifier's work, and a re-attach took
+ * seconds; as SCHED_FIFO it runs at once (and the phases are timed).
+ */
+static struct {
+	bool raised;
+	int policy;
+	struct sched_param param;
+	struct timespec seen, mark; /* exit seen; start of the current phase */
+	double ms[5];		    /* destroy, topology, open+configure, load, attach */
+} restart_ctx;
+
+enum { PH_DESTROY, PH_TOPO, PH_OPEN, PH_LOAD, PH_ATTACH };
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* Close the current phase of a restart and start the next one. */
+static void restart_phase(int ph)
+{
+	struct timespec now;
+
+	if (!restart_ctx.seen.tv_sec)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	restart_ctx.ms[ph] += ms_between(&restart_ctx.mark, &now);
+	restart_ctx.mark = now;
+}
+
+static void restart_begin(void)
+{
+	struct sched_param rt = { .sched_priority = RESTART_RT_PRIO };
+
+	memset(restart_ctx.ms, 0, sizeof(restart_ctx.ms));
+	clock_gettime(CLOCK_MONOTONIC, &restart_ctx.seen);
+	restart_ctx.mark = restart_ctx.seen;
+	if (restart_ctx.raised)
+		return;
+	restart_ctx.policy = sched_getscheduler(0);
+	if (restart_ctx.policy < 0 || sched_getparam(0, &restart_ctx.param))
+		return;
+	/* Not fatal: without CAP_SYS_NICE the restart is only slower. */
+	if (sched_setscheduler(0, SCHED_FIFO, &rt))
+		scxk_dbg("cannot run the restart as SCHED_FIFO: %s", strerror(errno));
+	else
+		restart_ctx.raised = true;
+}
+
+/* Back to the loader's own policy; logs how long the machine went without us. */
+static void restart_end(bool attached)
+{
+	struct timespec now;
+	double *ms = restart_ctx.ms;
+
+	if (restart_ctx.raised && !sched_setscheduler(0, restart_ctx.policy, &restart_ctx.param))
+		restart_ctx.raised = false;
+	if (!restart_ctx.seen.tv_sec)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (attached)
+		scxk_info("re-attached %.0f ms after the exit was seen (destroy %.0f, topology "
+			  "%.0f, open %.0f, load %.0f, attach %.0f ms)",
+			  ms_between(&restart_ctx.seen, &now), ms[PH_DESTROY], ms[PH_TOPO],
+			  ms[PH_OPEN], ms[PH_LOAD], ms[PH_ATTACH]);
+	restart_ctx.seen.tv_sec = 0;
+}
+
+static int attach(struct scxk_run *run, bool reused)
 {
 	struct bpf_map *map, *ops = NULL;
 	struct bpf_map *uei_map;
@@ -314,24 +486,31 @@ static int attach(struct scxk_run *run)
 	if (!ops)
 		return scxk_err(-ENOENT, "no sched_ext_ops in the BPF object");
 
-	/* After configure: the scheduler's own choices are in the table now. */
-	if ((err = scxk_obj_resolve_ops_flags(run->obj, run->common.partial)))
-		return err;
-	err = bpf_object__load_skeleton(run->skeleton);
-	if (err) {
-		print_log_tail();
-		return scxk_err(err, "cannot load the BPF scheduler (the verifier's reason is "
-				     "above)");
+	restart_phase(PH_OPEN);
+	if (!reused) {
+		/* After configure: the scheduler's own choices are in the table now. */
+		if ((err = scxk_obj_resolve_ops_flags(run->obj, run->common.partial)))
+			return err;
+		err = bpf_object__load_skeleton(run->skeleton);
+		restart_phase(PH_LOAD);
+		if (err) {
+			print_log_tail();
+			return scxk_err(err, "cannot load the BPF scheduler (the verifier's reason "
+					     "is above)");
+		}
+		log_verified_insns(run->obj);
 	}
-	log_verified_insns(run->obj);
 	uei_map = bpf_object__find_map_by_name(run->obj, ".data.uei");
 	run->uei = uei_map ? bpf_map__initial_value(uei_map, &uei_size) : NULL;
 	if (!run->uei) {
 		scxk_err(-ENOENT, "cannot map the exit info");
 		return -ENOENT; /* spelt out: the wait loop dereferences uei */
 	}
+	/* A kept object still holds its previous exit. */
+	memset((void *)run->uei, 0, sizeof(*run->uei));
 
 	run->link = bpf_map__attach_struct_ops(ops);
+	restart_phase(PH_ATTACH);
 	if (!run->link) {
 		err = -errno;
 		print_log_tail();
@@ -370,23 +549,36 @@ static int run_once(struct scxk_run *run)
 	struct scxk_stats_server *srv = NULL;
 	struct scxk_stats_client *client = NULL;
 	struct timespec last_tick, last_stats, now;
-	bool restart = false;
+	bool restart = false, reused, attached_ok = false, hotplug_race = false;
+	uint64_t seq;
 	int err, ret = SCXK_EXIT_FAIL;
 
-	if ((err = s->open(run)))
-		return SCXK_EXIT_FAIL;
-	if ((err = prepare_common(run)) || (err = fill_topology(run)))
+	reused = s->detach && loaded_take(run);
+	if (!reused) {
+		if ((err = s->open(run)))
+			return SCXK_EXIT_FAIL;
+		if ((err = prepare_common(run)) || (err = fill_topology(run)))
+			goto out;
+		if (s->configure && (err = s->configure(run)))
+			goto out;
+	}
+	if ((err = attach(run, reused)))
 		goto out;
-	if (s->configure && (err = s->configure(run)))
-		goto out;
-	if ((err = attach(run)))
-		goto out;
-	scxk_info("scheduler \"%s\" attached%s", s->name,
-		  run->common.partial ? " (partial: SCHED_EXT tasks only)" : "");
+	attached_ok = true;
+	restart_end(true);
+	scxk_info("scheduler \"%s\" attached%s%s", s->name,
+		  run->common.partial ? " (partial: SCHED_EXT tasks only)" : "",
+		  reused ? " (the object kept for these CPUs, not loaded again)" : "");
+	/* What ops.hotplug_seq does for the others (prepare_common). */
+	if (s->detach && topo_hotplug_seq_valid && !read_hotplug_seq(&seq) &&
+	    seq != topo_hotplug_seq) {
+		scxk_info("CPUs went on/offline while starting: restarting");
+		restart = hotplug_race = true;
+	}
 
 	if (s->stats && (err = scxk_stats_server_start(&srv, run->common.stats_path, s->stats)))
 		scxk_warn("stats are unavailable (%s)", strerror(-err));
-	if (s->attached && (err = s->attached(run)))
+	if (!restart && s->attached && (err = s->attached(run)))
 		goto detach;
 
 	clock_gettime(CLOCK_MONOTONIC, &last_tick);
@@ -415,6 +607,10 @@ static int run_once(struct scxk_run *run)
 		}
 	}
 detach:
+	/* The kernel asked for a restart: from here on the clock runs. */
+	if (!exit_req && (restart || (run->uei->kind &&
+				      (run->uei->exit_code & SCXK_ECODE_ACT_RESTART))))
+		restart_begin();
 	scxk_stats_client_close(client);
 	scxk_stats_server_stop(srv);
 	bpf_link__destroy(run->link);
@@ -431,7 +627,16 @@ detach:
 			ret = -EAGAIN;
 	}
 out:
-	s->destroy(run);
+	/* Kept only when the kernel left for a CPU change: options, profile are unchanged. */
+	if (s->detach && attached_ok && ret == -EAGAIN &&
+	    (hotplug_race || (run->uei->exit_code & SCXK_ECODE_RSN_HOTPLUG))) {
+		s->detach(run);
+		loaded_put(run);
+	} else {
+		s->destroy(run);
+	}
+	restart_phase(PH_DESTROY);
+	run->priv = NULL;
 	run->skel = NULL;
 	run->obj = NULL;
 	run->uei = NULL;
@@ -472,16 +677,21 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 
 	if (scxk_check_system())
 		return SCXK_EXIT_FAIL;
+	/* A loader killed earlier left its tunables changed: undo that first. */
+	if (scxk_tunable_recover() < 0)
+		return SCXK_EXIT_FAIL;
 	libbpf_set_print(libbpf_print);
 
 	do {
 		scxk_topo_free(run.topo);
 		run.topo = NULL;
 		/* Topology is read again on each restart: hotplug changed it. */
+		topo_hotplug_seq_valid = !read_hotplug_seq(&topo_hotplug_seq);
 		if ((err = scxk_topo_read(&run.topo))) {
 			ret = SCXK_EXIT_FAIL;
 			break;
 		}
+		restart_phase(PH_TOPO);
 		ret = run_once(&run);
 		if (ret == -EAGAIN) {
 			struct timespec ts;
@@ -501,6 +711,8 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 			scxk_info("restarting in-process (restart %u)", run.restarts);
 		}
 	} while (ret == -EAGAIN && !exit_req);
+	restart_end(false);
+	loaded_destroy_all(&run);
 	scxk_topo_free(run.topo);
 	return ret < 0 ? SCXK_EXIT_FAIL : ret;
 }

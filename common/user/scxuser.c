@@ -41,6 +41,7 @@
 #include <scxkit/exit.h>
 #include <scxkit/log.h>
 #include <scxkit/sched.h>
+#include <scxkit/tunable.h>
 #include <scxuser/arena.h>
 #include <scxuser/scxuser.h>
 
@@ -61,6 +62,7 @@
 #define SCHED_THREAD_STACK   (1UL << 20)
 #define SCHED_EXT_POLICY     7 /* SCHED_EXT, not in older libc headers */
 #define COMPACT_SYSCTL	     "/proc/sys/vm/compact_unevictable_allowed"
+#define COMPACT_KEY	     "vm.compact_unevictable_allowed"
 
 struct scxu {
 	const struct scxu_sched *s;
@@ -83,7 +85,7 @@ struct scxu {
 	size_t arena_len;
 	struct scxu_arena arena;
 
-	char compact_saved[8];
+	bool compact_set; /* vm.compact_unevictable_allowed is ours to restore */
 	volatile uint64_t pf_base; /* faults at the end of start-up; 0 = not yet */
 	volatile uint64_t dequeued, dispatch_full, nr_scheduled;
 	void *priv;
@@ -267,7 +269,6 @@ static int lock_memory(struct scxu *u)
 {
 	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
 	void *p;
-	int fd;
 
 	if (setrlimit(RLIMIT_MEMLOCK, &unlimited))
 		return scxk_err(-errno, "cannot lift RLIMIT_MEMLOCK");
@@ -299,32 +300,20 @@ static int lock_memory(struct scxu *u)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		return scxk_err(-errno, "cannot lock the scheduler's memory (mlockall)");
 
-	/* Compaction may move even locked pages, which then fault on access. */
-	fd = open(COMPACT_SYSCTL, O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = read(fd, u->compact_saved, sizeof(u->compact_saved) - 1);
-
-		u->compact_saved[n > 0 ? n : 0] = '\0';
-		if (n > 0 && (lseek(fd, 0, SEEK_SET) || write(fd, "0\n", 2) != 2))
-			u->compact_saved[0] = '\0';
-		close(fd);
-	}
+	/*
+	 * Compaction may move even locked pages, which then fault on access.
+	 * Not fatal: the kernel may lack the sysctl.
+	 */
+	if (!access(COMPACT_SYSCTL, F_OK) &&
+	    !scxk_tunable_set(COMPACT_KEY, COMPACT_SYSCTL, "0"))
+		u->compact_set = true;
 	return 0;
 }
 
 static void restore_sysctl(struct scxu *u)
 {
-	int fd;
-
-	if (!u->compact_saved[0])
-		return;
-	fd = open(COMPACT_SYSCTL, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, u->compact_saved, strlen(u->compact_saved)) < 0)
-			scxk_warn("cannot restore %s", COMPACT_SYSCTL);
-		close(fd);
-	}
-	u->compact_saved[0] = '\0';
+	if (u->compact_set && !scxk_tunable_restore(COMPACT_KEY))
+		u->compact_set = false;
 }
 
 /*

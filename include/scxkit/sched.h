@@ -29,6 +29,8 @@ struct scxk_stats_ops;
 struct scxk_run;
 
 #define SCXK_TICK_RESTART 1
+/* Loaded objects kept for a re-attach after CPU hotplug (see detach). */
+#define SCXK_LOADED_KEEP 2
 
 struct scxk_sched {
 	const char *name; /* the ops' .name, e.g. "minimal" */
@@ -51,6 +53,17 @@ struct scxk_sched {
 	unsigned int tick_ms;
 	/* Free the skeleton (scx_<name>__destroy). */
 	void (*destroy)(struct scxk_run *run);
+	/*
+	 * Optional: undo what attached() and the BPF side's own timers did,
+	 * keeping the loaded object. With it, a CPU hotplug restart keeps
+	 * the detached object (at most SCXK_LOADED_KEEP of them, one per set
+	 * of online CPUs) and attaches it again when the CPUs it was loaded
+	 * for are online again, skipping open, configure and the verifier.
+	 * Only for schedulers whose configure() depends on nothing but the
+	 * options and the topology, and whose ops.init() can run again on a
+	 * used object. destroy() is then called after detach().
+	 */
+	void (*detach)(struct scxk_run *run);
 	/* The stats this scheduler serves on its socket (optional). */
 	const struct scxk_stats_ops *stats;
 };
@@ -65,7 +78,8 @@ struct scxk_run {
 	struct bpf_link *link;
 	volatile struct scxk_uei *uei; /* mmaped .data.uei, valid after load */
 	unsigned int restarts;
-	void *priv; /* the scheduler's own state */
+	/* The scheduler's own state for the loaded object: set in configure, freed in destroy. */
+	void *priv;
 };
 
 /**

@@ -668,10 +668,14 @@ static int balance_configure(struct scxk_run *run)
 	const struct scxk_topo *t = run->topo;
 	int err, cpu;
 
-	balance_doms_free(&doms);
+	/* Per loaded object: a kept one (hotplug) brings its own back (balance_attached). */
+	run->priv = calloc(1, sizeof(doms));
+	if (!run->priv)
+		return scxk_err(-ENOMEM, "out of memory");
 	if ((err = balance_doms_build(t, cfg.nr_cpumasks ? cfg.cpumasks : NULL, cfg.nr_cpumasks,
-				      &doms)))
+				      run->priv)))
 		return err;
+	doms = *(struct balance_doms *)run->priv;
 	if (!doms.nr)
 		return scxk_err(-ENODEV, "no online CPU belongs to a domain");
 	skel->rodata->nr_doms = doms.nr;
@@ -706,6 +710,7 @@ static int balance_attached(struct scxk_run *run)
 	void *ring;
 	int err;
 
+	doms = *(struct balance_doms *)run->priv;
 	ld.ring_len = (size_t)doms.nr * BALANCE_RING_SLOTS;
 	len = (ld.ring_len * sizeof(struct balance_active) + page - 1) / page * page;
 	ring = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(skel->maps.active_ring), 0);
@@ -732,8 +737,13 @@ static int balance_attached(struct scxk_run *run)
 	return 0;
 }
 
-static void balance_destroy(struct scxk_run *run)
+/*
+ * What balance_attached() set up; the loaded object stays, kept for a
+ * re-attach after CPU hotplug (scxk_sched.detach).
+ */
+static void balance_detach(struct scxk_run *run)
 {
+	(void)run;
 	if (ld.ring)
 		munmap(ld.ring, (ld.ring_len * sizeof(struct balance_active) +
 				 sysconf(_SC_PAGESIZE) - 1) / sysconf(_SC_PAGESIZE) *
@@ -745,6 +755,20 @@ static void balance_destroy(struct scxk_run *run)
 	pthread_mutex_lock(&snap_lock);
 	memset(&snap, 0, sizeof(snap));
 	pthread_mutex_unlock(&snap_lock);
+}
+
+static void balance_destroy(struct scxk_run *run)
+{
+	struct balance_doms *d = run->priv;
+
+	balance_detach(run);
+	if (d) {
+		if (doms.cpu_dom == d->cpu_dom)
+			memset(&doms, 0, sizeof(doms));
+		balance_doms_free(d);
+		free(d);
+		run->priv = NULL;
+	}
 	scx_balance__destroy(run->skel);
 }
 
@@ -757,15 +781,12 @@ static struct scxk_sched sched = {
 	.attached = balance_attached,
 	.tick = balance_tick,
 	.destroy = balance_destroy,
+	.detach = balance_detach,
 	.stats = &stats,
 };
 
 int main(int argc, char **argv)
 {
-	int ret;
-
 	/* The tick runs the tuner; the balancer runs inside it every --interval. */
-	ret = scxk_sched_main(&sched, argc, argv);
-	balance_doms_free(&doms);
-	return ret;
+	return scxk_sched_main(&sched, argc, argv);
 }

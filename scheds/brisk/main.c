@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -19,6 +20,7 @@
 #include <scxkit/sched.h>
 #include <scxkit/stats.h>
 #include <scxkit/topo.h>
+#include <scxkit/tunable.h>
 
 #include "intf.h"
 #include "brisk.skel.h"
@@ -171,59 +173,53 @@ static void resolve_domain(const struct scxk_topo *t, const char *spec, struct d
 
 /* ---- idle resume-latency QoS (-I), restored on exit ---- */
 
-static char (*qos_saved)[16]; /* per CPU, as read; "" = not changed */
+/* Bits of the CPUs whose QoS this process changed, so a restart restores exactly those. */
+static struct scxk_cpumask qos_changed;
 
-static int qos_write(int cpu, const char *v)
+static void qos_key(int cpu, char *key, size_t len)
 {
-	char path[512];
-	FILE *f;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
-		 sysfs_prefix(), cpu);
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	fputs(v, f);
-	if (fclose(f))
-		err = -errno;
-	return err;
+	snprintf(key, len, "cpu%d.pm_qos_resume_latency_us", cpu);
 }
 
+/*
+ * Through the shared tunable store: the original survives a SIGKILL of
+ * this loader and the next start puts it back ("n/a", no constraint, and
+ * "0" differ, so it is kept verbatim).
+ */
 static void qos_apply(const struct scxk_topo *t)
 {
-	char buf[16], rel[128], val[24];
+	char path[512], key[64], val[24];
 	int cpu;
 
 	if (cfg.idle_resume_us == QOS_UNSET)
 		return;
-	qos_saved = calloc(t->nr_cpu_ids, sizeof(*qos_saved));
-	if (!qos_saved)
-		return;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)cfg.idle_resume_us);
 	scxk_cpumask_for_each(cpu, &t->online) {
-		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
-			 cpu);
-		if (scxk_sysfs_read_word(rel, buf, sizeof(buf))) {
+		snprintf(path, sizeof(path),
+			 "%s/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+			 sysfs_prefix(), cpu);
+		if (access(path, F_OK)) {
 			scxk_warn("cpu%d has no resume-latency QoS; -I ignored there", cpu);
 			continue;
 		}
-		/* Restored verbatim: "n/a" (no constraint) and "0" differ. */
-		snprintf(qos_saved[cpu], sizeof(qos_saved[cpu]), "%s", buf);
-		if (qos_write(cpu, val))
+		qos_key(cpu, key, sizeof(key));
+		if (scxk_tunable_set(key, path, val))
 			scxk_warn("cannot set cpu%d's resume-latency QoS", cpu);
+		else
+			scxk_cpumask_set(&qos_changed, cpu);
 	}
 }
 
-static void qos_restore(int nr_cpu_ids)
+static void qos_restore(void)
 {
-	if (!qos_saved)
-		return;
-	for (int cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (qos_saved[cpu][0])
-			qos_write(cpu, qos_saved[cpu]);
-	free(qos_saved);
-	qos_saved = NULL;
+	char key[64];
+	int cpu;
+
+	scxk_cpumask_for_each(cpu, &qos_changed) {
+		qos_key(cpu, key, sizeof(key));
+		if (!scxk_tunable_restore(key))
+			scxk_cpumask_clear(&qos_changed, cpu);
+	}
 }
 
 /* ---- stats ---- */
@@ -377,6 +373,11 @@ static int brisk_configure(struct scxk_run *run)
 	size_t size;
 
 	resolve_domain(t, cfg.primary, &cur_domain);
+	/* A kept object (hotplug) brings its own domain back: see brisk_attached(). */
+	run->priv = malloc(sizeof(cur_domain));
+	if (!run->priv)
+		return scxk_err(-ENOMEM, "out of memory");
+	memcpy(run->priv, &cur_domain, sizeof(cur_domain));
 	skel->rodata->slice_max = cfg.slice_us * 1000;
 	skel->rodata->slice_min = cfg.slice_min_us * 1000;
 	skel->rodata->slice_lag = cfg.slice_lag_us * 1000;
@@ -408,6 +409,7 @@ static int brisk_attached(struct scxk_run *run)
 {
 	char buf[SCXK_CPULIST_BUF_LEN];
 
+	memcpy(&cur_domain, run->priv, sizeof(cur_domain));
 	scxk_cpumask_format_list(&cur_domain.mask, buf, sizeof(buf));
 	scxk_info("primary domain %s (%s), slice %llu-%llu us", buf, cur_domain.mode,
 		  (unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_us);
@@ -431,9 +433,31 @@ static int brisk_tick(struct scxk_run *run)
 	return 0;
 }
 
+/*
+ * The object is kept for a re-attach after CPU hotplug (scxk_sched.detach):
+ * the QoS goes back with this attach, and the throttle timer must not run
+ * for a detached scheduler (writing its map element frees the timer;
+ * ops.init() starts a fresh one).
+ */
+static void brisk_detach(struct scxk_run *run)
+{
+	struct scx_brisk *skel = run->skel;
+	size_t size = bpf_map__value_size(skel->maps.throttle_map);
+	void *zero = calloc(1, size);
+	uint32_t key = 0;
+
+	qos_restore();
+	if (!zero || bpf_map__update_elem(skel->maps.throttle_map, &key, sizeof(key), zero, size,
+					  BPF_ANY))
+		scxk_warn("cannot stop the detached scheduler's throttle timer");
+	free(zero);
+}
+
 static void brisk_destroy(struct scxk_run *run)
 {
-	qos_restore(run->topo ? run->topo->nr_cpu_ids : 0);
+	qos_restore();
+	free(run->priv);
+	run->priv = NULL;
 	scx_brisk__destroy(run->skel);
 }
 
@@ -447,6 +471,7 @@ static const struct scxk_sched sched = {
 	.tick = brisk_tick,
 	.tick_ms = PROFILE_POLL_MS,
 	.destroy = brisk_destroy,
+	.detach = brisk_detach,
 	.stats = &stats,
 };
 

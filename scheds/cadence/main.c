@@ -216,7 +216,21 @@ static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
 
 static struct scxk_run *the_run;
 static enum scxk_power_profile cur_profile = SCXK_PROFILE_BALANCED;
-static struct bpf_link *futex_links[2];
+/*
+ * Per loaded object (run->priv): a kept object keeps its futex hooks, whose
+ * detach waits for tracepoint RCU grace periods (seconds under load) and
+ * would otherwise sit on the path of a hotplug re-attach.
+ */
+struct cadence_obj {
+	struct bpf_link *futex[2];
+};
+
+static bool futex_on(const struct scxk_run *run)
+{
+	const struct cadence_obj *o = run->priv;
+
+	return o && o->futex[0];
+}
 
 static const struct scxk_stat_desc stat_fields[] = {
 	{ "nr_queued_task", SCXK_STAT_U64, "tasks waiting in the queues now" },
@@ -335,7 +349,7 @@ static int stats_collect(json_t *out, void *state, void *arg)
 	for (i = CADENCE_STAT_DIRECT; i < CADENCE_STAT_TIME_PM; i++)
 		if (names[i])
 			json_object_set_new(out, names[i], json_integer(d[i]));
-	json_object_set_new(out, "futex_boost", json_integer(futex_links[0] != NULL));
+	json_object_set_new(out, "futex_boost", json_integer(futex_on(the_run)));
 	return 0;
 }
 
@@ -501,6 +515,9 @@ static int cadence_configure(struct scxk_run *run)
 	struct scx_cadence *skel = run->skel;
 	int err;
 
+	run->priv = calloc(1, sizeof(struct cadence_obj));
+	if (!run->priv)
+		return scxk_err(-ENOMEM, "out of memory");
 	if ((err = configure_layout(skel, run->topo)))
 		return err;
 	skel->rodata->slice_max_ns = cfg.slice_max_us * 1000;
@@ -545,23 +562,24 @@ static int cadence_attached(struct scxk_run *run)
 			  : cfg.autopower ? "autopower"
 					  : "autopilot";
 
-	if (!cfg.no_futex_boost) {
-		futex_links[0] = bpf_program__attach(skel->progs.cadence_futex_enter);
-		futex_links[1] = futex_links[0] ? bpf_program__attach(skel->progs.cadence_futex_exit)
-						: NULL;
-		if (!futex_links[0] || !futex_links[1]) {
+	struct cadence_obj *o = run->priv;
+
+	if (!cfg.no_futex_boost && !o->futex[0]) {
+		o->futex[0] = bpf_program__attach(skel->progs.cadence_futex_enter);
+		o->futex[1] = o->futex[0] ? bpf_program__attach(skel->progs.cadence_futex_exit) : NULL;
+		if (!o->futex[0] || !o->futex[1]) {
 			scxk_warn("cannot attach the futex tracepoints (%s); running without the "
 				  "lock-holder boost",
 				  strerror(errno));
-			bpf_link__destroy(futex_links[0]);
-			futex_links[0] = futex_links[1] = NULL;
+			bpf_link__destroy(o->futex[0]);
+			o->futex[0] = o->futex[1] = NULL;
 		}
 	}
 	scxk_info("power %s%s%s, slice %llu-%llu us, futex boost %s", how,
 		  cfg.autopower ? " (profile " : "",
 		  cfg.autopower ? scxk_power_profile_name(cur_profile) : "",
 		  (unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_max_us,
-		  futex_links[0] ? "on" : "off");
+		  futex_on(run) ? "on" : "off");
 	return 0;
 }
 
@@ -585,11 +603,35 @@ static int cadence_tick(struct scxk_run *run)
 	return 0;
 }
 
+/*
+ * The object is kept for a re-attach after CPU hotplug (scxk_sched.detach).
+ * The system timer must not run for a detached scheduler: writing its map
+ * element frees the element's bpf_timer, and ops.init() starts a fresh one.
+ * The futex hooks stay (struct cadence_obj).
+ */
+static void cadence_detach(struct scxk_run *run)
+{
+	struct scx_cadence *skel = run->skel;
+	size_t size = bpf_map__value_size(skel->maps.sys_timer_map);
+	void *zero = calloc(1, size);
+	uint32_t key = 0;
+
+	if (!zero || bpf_map__update_elem(skel->maps.sys_timer_map, &key, sizeof(key), zero, size,
+					  BPF_ANY))
+		scxk_warn("cannot stop the detached scheduler's timer");
+	free(zero);
+}
+
 static void cadence_destroy(struct scxk_run *run)
 {
-	bpf_link__destroy(futex_links[1]);
-	bpf_link__destroy(futex_links[0]);
-	futex_links[0] = futex_links[1] = NULL;
+	struct cadence_obj *o = run->priv;
+
+	if (o) {
+		bpf_link__destroy(o->futex[1]);
+		bpf_link__destroy(o->futex[0]);
+		free(o);
+		run->priv = NULL;
+	}
 	scx_cadence__destroy(run->skel);
 }
 
@@ -603,6 +645,7 @@ static const struct scxk_sched sched = {
 	.tick = cadence_tick,
 	.tick_ms = PROFILE_POLL_MS,
 	.destroy = cadence_destroy,
+	.detach = cadence_detach,
 	.stats = &stats,
 };
 

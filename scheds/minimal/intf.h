@@ -13,6 +13,7 @@ enum minimal_stat {
 	MINIMAL_STAT_LOCAL,   /* woke onto an idle CPU, skipped the shared queue */
 	MINIMAL_STAT_GLOBAL,  /* went through the shared queue */
 	MINIMAL_STAT_KICKS,   /* idle CPUs woken to take queued work */
+	MINIMAL_STAT_HOTPLUG, /* CPUs that went offline or online while attached */
 	MINIMAL_NR_STATS,
 };
 

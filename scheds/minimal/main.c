@@ -50,6 +50,7 @@ static const struct scxk_stat_desc stat_fields[] = {
 	{ "local", SCXK_STAT_U64, "tasks placed directly on an idle CPU" },
 	{ "global", SCXK_STAT_U64, "tasks that went through the shared queue" },
 	{ "kicks", SCXK_STAT_U64, "idle CPUs woken to take queued work" },
+	{ "hotplug", SCXK_STAT_U64, "CPUs gone offline or online, handled without a restart" },
 	{ "local_pct", SCXK_STAT_FLOAT, "share of placements that found an idle CPU (%)" },
 	{ "fifo", SCXK_STAT_U64, "1 in --fifo mode" },
 };
@@ -81,6 +82,7 @@ static int stats_collect(json_t *out, void *state, void *arg)
 	json_object_set_new(out, "local", json_integer(d[MINIMAL_STAT_LOCAL]));
 	json_object_set_new(out, "global", json_integer(d[MINIMAL_STAT_GLOBAL]));
 	json_object_set_new(out, "kicks", json_integer(d[MINIMAL_STAT_KICKS]));
+	json_object_set_new(out, "hotplug", json_integer(d[MINIMAL_STAT_HOTPLUG]));
 	json_object_set_new(out, "local_pct",
 			    json_real(d[MINIMAL_STAT_LOCAL] + d[MINIMAL_STAT_GLOBAL]
 					      ? 100.0 * d[MINIMAL_STAT_LOCAL] /

@@ -124,6 +124,27 @@ void BPF_STRUCT_OPS(minimal_enable, struct task_struct *p)
 	p->scx.dsq_vtime = vtime_now;
 }
 
+/*
+ * With both hotplug callbacks defined, the kernel keeps the scheduler
+ * attached through a CPU going offline or online instead of exiting it for
+ * a restart. Nothing here needs redoing: the shared queue is served by
+ * whichever CPUs are online, idle picking goes through the kernel's idle
+ * masks (an offline CPU is never idle there, and one back online joins
+ * them), and the kernel moves tasks off a dying CPU and re-checks a CPU
+ * that select_cpu returned. A CPU that was offline at load is missing from
+ * the LLC/node masks until the next start, which only costs locality: the
+ * "anywhere" step of scxk_pick_idle_cpu() still finds it.
+ */
+void BPF_STRUCT_OPS(minimal_cpu_online, s32 cpu)
+{
+	scxk_stat_inc(MINIMAL_STAT_HOTPLUG);
+}
+
+void BPF_STRUCT_OPS(minimal_cpu_offline, s32 cpu)
+{
+	scxk_stat_inc(MINIMAL_STAT_HOTPLUG);
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(minimal_init)
 {
 	s32 err;
@@ -145,6 +166,8 @@ SCXK_OPS_DEFINE(minimal_ops,
 		.running = (void *)minimal_running,
 		.stopping = (void *)minimal_stopping,
 		.enable = (void *)minimal_enable,
+		.cpu_online = (void *)minimal_cpu_online,
+		.cpu_offline = (void *)minimal_cpu_offline,
 		.init = (void *)minimal_init,
 		.exit = (void *)minimal_exit,
 		.name = "minimal");

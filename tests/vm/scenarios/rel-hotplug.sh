@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# rel-hotplug.sh NAME [FLAGS...] - what a CPU hotplug costs under load.
+# The load: a fork storm, cgroup churn (lib.sh), nice churn on CPU hogs and
+# a SCHED_FIFO hog pinned to CPU 0. The last CPU goes offline and back:
+#   - a scheduler that handles hotplug in place (ops.cpu_online/offline;
+#     it has a "hotplug" counter) never leaves: the state reads "enabled" at
+#     every 50 ms poll, enable_seq is unchanged, the loader never restarts,
+#     and its hotplug counter counted both changes;
+#   - any other must be attached again (state "enabled", enable_seq moved)
+#     within $bound_cs of online=1, polled every 50 ms from a nice -20 shell.
+# Then the scheduler's counters move, and $cycles more off/on cycles leave
+# the loader's open files and resident memory where they were.
+. ./lib.sh
+name=${1:-minimal}
+[ $# -gt 0 ] && shift
+flags="$*"
+bin=scx_$name
+[ -d $SCX ] || skip_all "kernel without sched_ext"
+command -v "$bin" >/dev/null || skip_all "$bin not in this build"
+ncpu=$(nproc)
+[ "$ncpu" -ge 3 ] || skip_all "needs 3 CPUs or more (CPU 0 takes the RT hog, the last goes offline)"
+online=/sys/devices/system/cpu/cpu$((ncpu - 1))/online
+[ -w $online ] || skip_all "no hotplug control $online"
+# Schedulers whose BPF side implements ops.cpu_online and ops.cpu_offline.
+inplace=
+# A scheduler that handles hotplug in place says so with a "hotplug" counter.
+$bin $flags --help-stats 2>/dev/null | grep -q '^hotplug ' && inplace=yes
+# The issue's bound on re-attaching, in centiseconds (/proc/uptime's unit).
+bound_cs=200
+# Off/on cycles for the leak check: two restarts each, kept under the
+# loader's limit of 16 restarts a minute together with the measured cycle.
+cycles=5
+# Resident memory a loader may gain over $cycles cycles (allocator slack).
+rss_slack_kb=1024
+# Counters whose sum grows whenever the scheduler places tasks.
+case $name in
+minimal) ctr="local global" ;;
+brisk) ctr="direct percpu node kthread" ;;
+cadence) ctr=nr_sched ;;
+balance) ctr=total ;;
+strata) ctr="fb_enq fb_local rematch" ;;
+relay) ctr="nr_user_dispatches nr_kernel_dispatches" ;;
+*) ctr= ;;
+esac
+diag "$bin $flags on $ncpu CPUs, kernel $(uname -r), hotplug in place: ${inplace:-no}"
+
+# up_cs : uptime in centiseconds ("12.08" -> 1208; the 0 stripped, not octal)
+up_cs() {
+	read _u _i </proc/uptime
+	_f=${_u#*.}
+	echo $((${_u%.*} * 100 + ${_f#0}))
+}
+restarts() { grep -c "restarting in-process" $SCHED_LOG; }
+# restarted_since N : the loader logged more than N restarts (says how many if not)
+restarted_since() {
+	[ "$(restarts)" -gt "$1" ] && return 0
+	echo "restarts logged: $(restarts), before: $1; state $(state)"
+	return 1
+}
+seq_now() { cat $SCX/enable_seq; }
+fds() { ls /proc/$SCHED_PID/fd | wc -l; }
+rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$SCHED_PID/status; }
+
+check "$bin attaches" start_sched $bin $flags || done_testing
+
+# ---- the load ----
+load_s=150
+stress-ng --fork 2 --timeout ${load_s}s -q &
+fork_pid=$!
+stress-ng --cpu "$ncpu" --timeout ${load_s}s -q &
+cpu_pid=$!
+stress-ng --cpu 1 --taskset 0 --sched fifo --sched-prio 10 --timeout ${load_s}s -q &
+rt_pid=$!
+sleep 1
+cgroup_churn $load_s $cpu_pid $(cat /proc/$cpu_pid/task/*/children 2>/dev/null) &
+churn_pid=$!
+(
+	_i=0
+	while kill -0 $cpu_pid 2>/dev/null; do
+		for _p in $(cat /proc/$cpu_pid/task/*/children 2>/dev/null); do
+			renice -n $((_i % 20)) -p $_p >/dev/null 2>&1
+		done
+		_i=$((_i + 7))
+		sleep 0.2
+	done
+) &
+nice_pid=$!
+# The measuring shell must not be what is slow.
+renice -n -20 -p $$ >/dev/null
+sleep 2
+check "the FIFO hog runs as SCHED_FIFO" sh -c \
+	"grep -l 'policy.*: *1\$' /proc/[0-9]*/sched | sed 's,sched\$,comm,' | xargs cat | grep -q stress-ng"
+check "attached under the load" sched_alive
+
+# ---- one measured off/on cycle ----
+seq0=$(seq_now)
+r0=$(restarts)
+left=0
+echo 0 >$online
+if [ -n "$inplace" ]; then
+	# Watch the state the whole time the CPU is off, and then after online=1.
+	_t=$(($(up_cs) + 100))
+	while [ "$(up_cs)" -lt $_t ]; do state_is enabled || left=1; sleep 0.05; done
+else
+	wait_for 60 restarted_since $r0
+	check "offline: the loader restarted in-process" restarted_since $r0
+	check "offline: attached again" wait_for 60 state_is enabled
+fi
+seq1=$(seq_now)
+echo 1 >$online
+t0=$(up_cs)
+if [ -n "$inplace" ]; then
+	while [ $(($(up_cs) - t0)) -lt $bound_cs ]; do state_is enabled || left=1; sleep 0.05; done
+	is "in place: state 'enabled' at every 50 ms poll through offline and online" $left 0
+	is "in place: enable_seq unchanged" "$(seq_now)" "$seq0"
+	is "in place: the loader never restarted" "$(restarts)" "$r0"
+	line=$(stats_line $bin)
+	is "in place: the scheduler counted both CPU changes" "$(stat_of "$line" hotplug)" 2
+else
+	# Attached again = enable_seq moved past the offline restart and enabled.
+	t1=
+	_end=$((t0 + 6000))
+	while [ "$(up_cs)" -lt $_end ]; do
+		if [ "$(seq_now)" -gt "$seq1" ] && state_is enabled; then t1=$(up_cs); break; fi
+		sleep 0.05
+	done
+	check "online: attached again" [ -n "$t1" ]
+	[ -n "$t1" ] || t1=$_end
+	diag "online=1 -> enabled in $((t1 - t0))0 ms (bound ${bound_cs}0 ms)"
+	check "online: attached again within ${bound_cs}0 ms ($((t1 - t0))0 ms)" [ $((t1 - t0)) -le $bound_cs ]
+	grep "re-attached" $SCHED_LOG | tail -n 2 | sed 's/^/# /'
+fi
+check "still attached, same loader" sched_alive
+if [ -n "$ctr" ]; then
+	line=$(timeout 10 $bin --monitor 1 --monitor-count 2 2>/dev/null | tail -n 1)
+	_v=0
+	for _k in $ctr; do _x=$(stat_of "$line" $_k); _v=$((_v + ${_x:-0})); done
+	check "counters move after the hotplug ($ctr: $_v in 1 s)" [ "$_v" -gt 0 ]
+fi
+
+# ---- repeated cycles: no leak in the loader ----
+fd0=$(fds)
+rss0=$(rss_kb)
+r1=$(restarts)
+_c=0
+while [ $_c -lt $cycles ]; do
+	for _v in 0 1; do
+		_s=$(seq_now)
+		_r=$(restarts)
+		echo $_v >$online
+		if [ -z "$inplace" ]; then
+			wait_for 60 restarted_since $_r
+			wait_for 60 sh -c "[ \$(cat $SCX/enable_seq) -gt $_s ] && [ \$(cat $SCX/state) = enabled ]"
+		fi
+	done
+	_c=$((_c + 1))
+done
+check "after $cycles more off/on cycles: still attached" sched_alive
+if [ -n "$inplace" ]; then
+	is "no restart in $cycles cycles" "$(restarts)" "$r1"
+	# Read late on purpose: a restart bumps enable_seq only once attached.
+	is "in place: enable_seq unchanged after every cycle" "$(seq_now)" "$seq0"
+else
+	is "one in-process restart per CPU change" "$(restarts)" "$((r1 + 2 * cycles))"
+fi
+is "open files of the loader unchanged ($fd0)" "$(fds)" "$fd0"
+rss1=$(rss_kb)
+check "resident memory of the loader within ${rss_slack_kb} kB ($rss0 -> $rss1 kB)" \
+	[ "$rss1" -le $((rss0 + rss_slack_kb)) ]
+
+kill $fork_pid $cpu_pid $rt_pid $nice_pid $churn_pid 2>/dev/null
+wait $fork_pid $cpu_pid $rt_pid $churn_pid 2>/dev/null
+check "loader never reported an error exit" sh -c "! grep -E 'error: EXIT|giving up' $SCHED_LOG"
+stop_sched INT
+is "SIGINT detaches cleanly with exit 0" "$SCHED_RC" 0
+[ $_fail = 0 ] || { diag "loader log:"; tail -n 30 $SCHED_LOG | sed 's/^/#   /'; }
+done_testing
