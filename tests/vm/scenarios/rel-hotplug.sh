@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# rel-hotplug.sh NAME [FLAGS...] - what a CPU hotplug costs under load.
+# rel-hotplug.sh [--known-slow-reattach] NAME [FLAGS...] - what a CPU
+# hotplug costs under load.
 # The load: a fork storm, cgroup churn (lib.sh), nice churn on CPU hogs and
 # a SCHED_FIFO hog pinned to CPU 0. The last CPU goes offline and back:
 #   - a scheduler that handles hotplug in place (ops.cpu_online/offline;
@@ -10,7 +11,13 @@
 #     within $bound_cs of online=1, polled every 50 ms from a nice -20 shell.
 # Then the scheduler's counters move, and $cycles more off/on cycles leave
 # the loader's open files and resident memory where they were.
+# --known-slow-reattach: the scheduler is known to miss the re-attach bound
+# (scx_relay, scx_strata: see docs/reliability.md); the time is measured
+# and a miss is reported as a TAP SKIP naming it, every other check stays.
+# The opt-in suite "hotplug-bound" runs them without it.
 . ./lib.sh
+known_slow=
+[ "${1:-}" = --known-slow-reattach ] && { known_slow=yes; shift; }
 name=${1:-minimal}
 [ $# -gt 0 ] && shift
 flags="$*"
@@ -127,7 +134,11 @@ else
 	check "online: attached again" [ -n "$t1" ]
 	[ -n "$t1" ] || t1=$_end
 	diag "online=1 -> enabled in $((t1 - t0))0 ms (bound ${bound_cs}0 ms)"
-	check "online: attached again within ${bound_cs}0 ms ($((t1 - t0))0 ms)" [ $((t1 - t0)) -le $bound_cs ]
+	if [ -n "$known_slow" ] && [ $((t1 - t0)) -gt $bound_cs ]; then
+		_report 0 "online: attached again within ${bound_cs}0 ms # SKIP known to miss it (issue 20): $((t1 - t0))0 ms"
+	else
+		check "online: attached again within ${bound_cs}0 ms ($((t1 - t0))0 ms)" [ $((t1 - t0)) -le $bound_cs ]
+	fi
 	grep "re-attached" $SCHED_LOG | tail -n 2 | sed 's/^/# /'
 fi
 check "still attached, same loader" sched_alive
