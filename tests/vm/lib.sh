@@ -225,6 +225,7 @@ sched_decisions() {
 
 # on_ext PID : the task is in the ext class (the kernel's own flag)
 on_ext() { grep -qE '^ext\.enabled +: +1$' /proc/$1/sched 2>/dev/null; }
+off_ext() { ! on_ext "$1"; }
 # cpu_ticks PID : user + system time in clock ticks
 cpu_ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null; }
 # last_cpu PID : the CPU the task last ran on
