@@ -219,7 +219,13 @@ sched_decisions() {
 	*) return 1 ;;
 	esac
 	_s=0
-	for _x in $_k; do _s=$((_s + $(stat_of "$_l" $_x | cut -d. -f1))); done
+	for _x in $_k; do
+		_v=$(stat_of "$_l" $_x | cut -d. -f1)
+		case $_v in
+		'' | *[!0-9]*) echo "# no counter $_x in: $_l" >&2; return 1 ;;
+		esac
+		_s=$((_s + _v))
+	done
 	echo $_s
 }
 

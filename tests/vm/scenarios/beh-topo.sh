@@ -21,7 +21,7 @@ online() { echo "$2" >/sys/devices/system/cpu/cpu$1/online; }
 # runs_on NAME CPU... : a busy task pinned to each CPU is on ext, gains
 # CPU time and last ran on that CPU
 runs_on() {
-	_n=$1; shift
+	_who=$1; shift
 	_pids=
 	for _c in "$@"; do spin $_c; _pids="$_pids $SPIN_PID"; done
 	sleep 0.5
@@ -29,12 +29,12 @@ runs_on() {
 	for _c in "$@"; do
 		_i=$((_i + 1))
 		_p=$(echo $_pids | cut -d' ' -f$_i)
-		check "$_n: the task pinned to CPU $_c is on ext" wait_for 30 on_ext $_p
+		check "$_who: the task pinned to CPU $_c is on ext" wait_for 30 on_ext $_p
 		_a=$(cpu_ticks $_p)
 		sleep 0.5
 		_b=$(cpu_ticks $_p)
-		check "$_n: and runs ($_a -> $_b ticks)" [ "$_b" -gt "$_a" ]
-		is "$_n: on CPU $_c" "$(last_cpu $_p)" $_c
+		check "$_who: and runs ($_a -> $_b ticks)" [ "$_b" -gt "$_a" ]
+		is "$_who: on CPU $_c" "$(last_cpu $_p)" $_c
 	done
 	kill $_pids
 	wait $_pids 2>/dev/null
@@ -45,9 +45,9 @@ moves() {
 	stress-ng --cpu "$ncpu" --timeout 3s -q &
 	_p=$!
 	sleep 1
-	_d=$(sched_decisions $1)
+	_dec=$(sched_decisions $1)
 	wait $_p
-	check "$1: places tasks ($_d decisions)" [ "${_d:-0}" -gt 0 ]
+	check "$1: places tasks ($_dec decisions)" [ "${_dec:-0}" -gt 0 ]
 }
 
 for name in $scheds; do
