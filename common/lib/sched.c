@@ -216,7 +216,13 @@ static int report_exit(struct scxk_run *run)
 		 (const char *)u->msg);
 	if (kind >= SCXK_EXIT_ERROR && dump && dump[0])
 		fprintf(stderr, "%s: kernel debug dump:\n%s\n", scxk_log_prog(), dump);
-	return kind >= SCXK_EXIT_ERROR ? SCXK_EXIT_FAIL : SCXK_EXIT_OK;
+	/*
+	 * sysrq-S is the kernel throwing the scheduler out, not a detach we
+	 * asked for: whoever started us must see a failure.
+	 */
+	if (kind >= SCXK_EXIT_ERROR || kind == SCXK_EXIT_SYSRQ)
+		return SCXK_EXIT_FAIL;
+	return SCXK_EXIT_OK;
 }
 
 static int prepare_common(struct scxk_run *run)

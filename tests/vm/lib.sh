@@ -193,25 +193,6 @@ stats_line() { timeout 10 "$1" --monitor 0.2 --monitor-count 1 2>/dev/null | tai
 # stat_of LINE KEY : the value of KEY in a "key=value ..." stats line
 stat_of() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 
-# placements NAME LINE : the scheduler's count of tasks it placed (ran
-# through select_cpu/enqueue), summed from its own stats in LINE as read
-# with stats_line. Every scheduler counts a placement in a different set of
-# stats; this is the one place that knows which.
-placements() {
-	case $1 in
-	minimal) echo $(( $(stat_of "$2" local) + $(stat_of "$2" global) )) ;;
-	brisk) echo $(( $(stat_of "$2" direct) + $(stat_of "$2" percpu) + $(stat_of "$2" node) +
-		$(stat_of "$2" kthread) )) ;;
-	cadence) stat_of "$2" nr_sched ;;
-	balance) stat_of "$2" total ;;
-	strata) # per layer, inside the "layers" JSON
-		echo "$2" | grep -oE '"(sel_local|enq_local|enq_dsq)": *[0-9]+' |
-			awk -F: '{ s += $2 } END { print s + 0 }' ;;
-	relay) echo $(( $(stat_of "$2" nr_user_dispatches) + $(stat_of "$2" nr_kernel_dispatches) )) ;;
-	*) echo 0 ;;
-	esac
-}
-
 # The watchdog timeout (SCX_TIMEOUT_MS) for scenarios that end with settle:
 # long enough that TCG's slowness under storms causes no false ejection,
 # short enough that settle can outlast it.
@@ -250,4 +231,73 @@ settle() {
 	wait $_pids 2>/dev/null
 	sched_alive || { echo "scheduler ejected or gone during the settle period"; _rc=1; }
 	return $_rc
+}
+
+# ---- every scheduler, one boot (the beh-*.sh scenarios) --------------------
+
+# The schedulers a scenario runs by default, and the flags each needs to start.
+ALL_SCHEDS="minimal brisk cadence balance relay strata"
+sched_flags() { [ "$1" = strata ] && echo --run-example; return 0; }
+
+# placements NAME LINE : the scheduler's count of tasks it placed (ran
+# through select_cpu/enqueue), summed from its own stats in LINE as read
+# with stats_line. Every scheduler counts a placement in a different set of
+# stats; this is the one place that knows which. Fails when LINE lacks one.
+placements() {
+	case $1 in
+	minimal) _k="local global" ;;
+	brisk) _k="direct percpu node kthread" ;;
+	cadence) _k="nr_sched" ;;
+	balance) _k="total" ;;
+	relay) _k="nr_user_dispatches nr_kernel_dispatches" ;;
+	strata)
+		# Per-layer counters inside the layers={...} JSON value.
+		echo "$2" | grep -q '"enq_dsq":' || return 1
+		echo "$2" | grep -oE '"(sel_local|enq_local|enq_dsq)": *[0-9]+' |
+			awk -F: '{ s += $2 } END { print s + 0 }'
+		return 0 ;;
+	*) return 1 ;;
+	esac
+	_s=0
+	for _x in $_k; do
+		_v=$(stat_of "$2" $_x | cut -d. -f1)
+		case $_v in
+		'' | *[!0-9]*) echo "# no counter $_x in: $2" >&2; return 1 ;;
+		esac
+		_s=$((_s + _v))
+	done
+	echo $_s
+}
+
+# sched_decisions NAME : placements of the running scx_NAME, one stats
+# reading; fails if stats could not be read.
+sched_decisions() {
+	_l=$(stats_line scx_$1)
+	[ -n "$_l" ] || return 1
+	placements "$1" "$_l"
+}
+
+# on_ext PID : the task is in the ext class (the kernel's own flag)
+on_ext() { grep -qE '^ext\.enabled +: +1$' /proc/$1/sched 2>/dev/null; }
+off_ext() { ! on_ext "$1"; }
+# cpu_ticks PID : user + system time in clock ticks
+cpu_ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null; }
+# last_cpu PID : the CPU the task last ran on
+last_cpu() { awk '{print $39}' /proc/$1/stat 2>/dev/null; }
+# uptime_cs : uptime in 1/100 s, the unit of cpu_ticks (USER_HZ is 100 on x86)
+uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
+
+# spin CPU : start a busy loop pinned to CPU in the background; SPIN_PID is its pid
+spin() {
+	taskset -c "$1" sh -c 'while :; do :; done' &
+	SPIN_PID=$!
+}
+
+# cpu_share PID SECONDS : the task's CPU time over the next SECONDS, in
+# percent of wall time (integer)
+cpu_share() {
+	_a=$(cpu_ticks $1); _w0=$(uptime_cs)
+	sleep "$2"
+	_b=$(cpu_ticks $1); _w1=$(uptime_cs)
+	echo $(((_b - _a) * 100 / (_w1 - _w0)))
 }

@@ -130,6 +130,7 @@ like "the reason names the starved task" "$log" "stall.*(sh|$victim)"
 like "it printed the kernel's debug dump" "$log" "kernel debug dump"
 is "it attached once: no restart loop" "$(grep -c 'attached' /tmp/fault.log)" 1
 is "state back to disabled" "$(state)" disabled
+check "the starved task left the ext class (/proc/PID/sched)" off_ext $victim
 a=$(cpu_ticks $victim)
 sleep 1
 b=$(cpu_ticks $victim)
