@@ -14,7 +14,7 @@
 # --known-slow-reattach: the scheduler is known to miss the re-attach bound
 # (scx_relay, scx_strata: see docs/reliability.md); the time is measured
 # and a miss is reported as a TAP SKIP naming it, every other check stays.
-# The opt-in suite "hotplug-bound" runs them without it.
+# The opt-in suite "known-bugs" runs them without it.
 . ./lib.sh
 known_slow=
 [ "${1:-}" = --known-slow-reattach ] && { known_slow=yes; shift; }
