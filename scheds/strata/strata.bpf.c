@@ -715,9 +715,18 @@ fallback:
 	if (consume(fb, STRATA_MAX_LAYERS, llc))
 		return;
 	/* Nothing waits: prev runs on if its layer may still use this CPU. */
-	if (!prev || !(prev->scx.flags & SCX_TASK_QUEUED) || !(tctx = task_ctx(prev)) ||
-	    tctx->fallback)
+	if (!prev || !(prev->scx.flags & SCX_TASK_QUEUED) || !(tctx = task_ctx(prev)))
 		return;
+	/*
+	 * A fallback task (custom affinity) runs on too. Returning without a
+	 * slice makes the kernel queue it (SCX_OPS_ENQ_LAST) and idle this
+	 * CPU, and no kick wakes the CPU for it: a task pinned here then ran
+	 * only when an interrupt or antistall happened to come by.
+	 */
+	if (tctx->fallback) {
+		prev->scx.slice = slice_ns;
+		return;
+	}
 	/* A task that never sleeps is only seen here: catch its renames. */
 	maybe_rematch(prev, tctx);
 	if (allowed_on(tctx->layer, cpu)) {
