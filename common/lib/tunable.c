@@ -109,7 +109,8 @@ static int read_value(const char *path, char *buf, size_t len)
 static int write_value(const char *path, const char *value)
 {
 	size_t len = strlen(value);
-	int err = 0, fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC: a shorter value must not leave the old one's tail (plain files under SCX_SYSFS_PREFIX). */
+	int err = 0, fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;

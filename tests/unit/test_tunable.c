@@ -105,6 +105,17 @@ static void test_set_restore(void **state)
 	assert_int_equal(scxk_tunable_restore(KEY), 0);
 }
 
+/* Values of different lengths in a plain file (a fake sysfs tree): no tail left over. */
+static void test_shorter_value_replaces_longer(void **state)
+{
+	(void)state;
+	put(knob, "0");
+	assert_int_equal(scxk_tunable_set(KEY, knob, "20"), 0);
+	assert_string_equal(get(knob), "20");
+	assert_int_equal(scxk_tunable_restore(KEY), 0);
+	assert_string_equal(get(knob), "0");
+}
+
 /* A second set by the same process (a restart in-process) keeps the first original. */
 static void test_original_saved_once(void **state)
 {
@@ -233,6 +244,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_set_restore, reset),
+		cmocka_unit_test_setup(test_shorter_value_replaces_longer, reset),
 		cmocka_unit_test_setup(test_original_saved_once, reset),
 		cmocka_unit_test_setup(test_dead_loader_recovered, reset),
 		cmocka_unit_test_setup(test_set_after_dead_loader, reset),
