@@ -26,6 +26,7 @@
 
 #include <scxkit/exit.h>
 #include <scxkit/log.h>
+#include <scxkit/power.h>
 #include <scxkit/sched.h>
 #include <scxkit/stats.h>
 #include <scxkit/topo.h>
@@ -122,22 +123,6 @@ static void print_log_tail(void)
 	log_wrapped = false;
 }
 
-static int read_sysfs(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 static bool has_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -162,8 +147,8 @@ int scxk_check_system(void)
 	if (!has_cap(CAP_SYS_ADMIN) || !has_cap(CAP_BPF))
 		return scxk_err(-EPERM, "loading a scheduler needs root (CAP_SYS_ADMIN and "
 					"CAP_BPF); run it with sudo");
-	if (!read_sysfs(SCX_SYSFS "/state", state, sizeof(state)) && strcmp(state, "disabled")) {
-		if (read_sysfs(SCX_SYSFS "/root/ops", ops, sizeof(ops)))
+	if (!scxk_read_line(SCX_SYSFS "/state", state, sizeof(state)) && strcmp(state, "disabled")) {
+		if (scxk_read_line(SCX_SYSFS "/root/ops", ops, sizeof(ops)))
 			snprintf(ops, sizeof(ops), "unknown");
 		scxk_log(SCXK_LOG_ERROR,
 			 "another sched_ext scheduler is already %s: \"%s\"; stop it first", state,
@@ -260,7 +245,7 @@ static int prepare_common(struct scxk_run *run)
 	 * again after later hotplugs, when this number would be stale: for
 	 * those the loader compares it itself after attach (run_once).
 	 */
-	if (!run->sched->detach && !read_sysfs(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) &&
+	if (!run->sched->detach && !scxk_read_line(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) &&
 	    !scxk_parse_u64(buf, &v))
 		scxk_obj_set_ops_field(run->obj, "hotplug_seq", v);
 	if (c->fault_starve_tgid) {
@@ -399,7 +384,7 @@ static int read_hotplug_seq(uint64_t *v)
 {
 	char buf[64];
 
-	if (read_sysfs(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) || scxk_parse_u64(buf, v))
+	if (scxk_read_line(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) || scxk_parse_u64(buf, v))
 		return -ENOENT;
 	return 0;
 }

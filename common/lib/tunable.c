@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <scxkit/log.h>
+#include <scxkit/power.h>
 #include <scxkit/tunable.h>
 
 /* Sysctl and sysfs tunables are short words ("0", "n/a", "2147483647"). */
@@ -88,22 +89,6 @@ static bool owner_alive(const struct saved *s)
 	if (s->pid <= 0 || (kill(s->pid, 0) && errno == ESRCH))
 		return false;
 	return proc_start(s->pid) == s->start;
-}
-
-static int read_value(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
 }
 
 static int write_value(const char *path, const char *value)
@@ -215,7 +200,7 @@ int scxk_tunable_set(const char *key, const char *path, const char *value)
 	for (;;) {
 		err = load_saved(file, &s);
 		if (err == -ENOENT) {
-			if ((err = read_value(path, cur, sizeof(cur))))
+			if ((err = scxk_read_line(path, cur, sizeof(cur))))
 				return scxk_err(err, "cannot read %s", path);
 			err = save_once(key, file, path, cur);
 			if (err == -EEXIST)

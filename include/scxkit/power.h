@@ -36,6 +36,13 @@ enum scxk_power_profile scxk_power_profile_read(void);
  */
 int scxk_sysfs_read_word(const char *rel, char *buf, size_t len);
 
+/**
+ * scxk_read_line - the first line of a small file at @path, without its
+ * newline; an empty file gives ""
+ * Return: 0, or a negative errno.
+ */
+int scxk_read_line(const char *path, char *buf, size_t len);
+
 /** scxk_power_profile_name - "powersave", "balanced" or "performance" */
 const char *scxk_power_profile_name(enum scxk_power_profile p);
 
