@@ -378,6 +378,18 @@ void BPF_STRUCT_OPS(scxu_enqueue, struct task_struct *p, u64 enq_flags)
 		kick_for(p, -1);
 		return;
 	}
+	/*
+	 * A task that may run only on a CPU a higher class holds gets that
+	 * CPU through the ext DL server alone, which stops for good if its
+	 * pick ever comes up empty, as it would while the task makes the
+	 * round trip: the kernel side keeps it on that CPU instead (an EXT
+	 * task beside an RT hog got 0% of the CPU; the DL server's 5% bar).
+	 */
+	if (scxk_task_pinned(p) && scxk_higher_class_runnable(scx_bpf_task_cpu(p))) {
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
+		return;
+	}
 	tctx = scxk_task_storage(&task_ctxs, p, false);
 	if (!tctx) {
 		scxk_error("task %d (%s) has no context", p->pid, p->comm);
@@ -491,6 +503,26 @@ void BPF_STRUCT_OPS(scxu_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	if (usersched_needed())
 		scxk_dsq_move_to_local(SCXU_DSQ_SCHED);
+}
+
+/*
+ * A pinned task running through the ext DL server (a higher class holds its
+ * CPU) must not reach the end of its slice while nothing else waits here:
+ * with SCX_OPS_ENQ_LAST the kernel then finds nothing to run, and the DL
+ * server's empty pick stops it for good (see scxk_higher_class_runnable()).
+ * Refilled, the task runs until the server's budget ends, keeps the head of
+ * the local DSQ and gets the next budget; a task queued here meanwhile
+ * stops the refills and takes its turn.
+ */
+void BPF_STRUCT_OPS(scxu_tick, struct task_struct *p)
+{
+	s32 cpu;
+
+	if (is_usersched(p) || !scxk_task_pinned(p))
+		return;
+	cpu = scx_bpf_task_cpu(p);
+	if (scxk_higher_class_runnable(cpu) && !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu))
+		scxk_task_set_slice(p, slice_ns);
 }
 
 void BPF_STRUCT_OPS(scxu_runnable, struct task_struct *p, u64 enq_flags)
@@ -697,6 +729,7 @@ SCXK_OPS_DEFINE(scxu_ops,
 		.select_cpu = (void *)scxu_select_cpu,
 		.enqueue = (void *)scxu_enqueue,
 		.dispatch = (void *)scxu_dispatch,
+		.tick = (void *)scxu_tick,
 		.runnable = (void *)scxu_runnable,
 		.running = (void *)scxu_running,
 		.stopping = (void *)scxu_stopping,

@@ -150,6 +150,29 @@ static __always_inline void scxk_task_set_slice(struct task_struct *p, u64 slice
 		p->scx.slice = slice;
 }
 
+/* The run queues, for what no kfunc reports (scx_bpf_cpu_rq() left in 6.18). */
+extern struct rq runqueues __ksym __weak;
+
+/**
+ * scxk_higher_class_runnable - whether a task of a class above ext (deadline,
+ * RT, or fair under SCX_OPS_SWITCH_PARTIAL) is runnable on @cpu
+ * @cpu: a CPU whose rq lock the caller holds (ops.enqueue of a task on it)
+ *
+ * Such a CPU runs ext tasks only through the kernel's ext DL server, and that
+ * server stops for good (until ext's task count on the CPU drops to zero and
+ * rises again) the first time its pick finds nothing: a scheduler that keeps
+ * a task pinned there anywhere but the local DSQ, even briefly, starves it.
+ */
+static __always_inline bool scxk_higher_class_runnable(s32 cpu)
+{
+	struct rq *rq;
+
+	if (!bpf_ksym_exists(&runqueues))
+		return false;
+	rq = bpf_per_cpu_ptr(&runqueues, cpu);
+	return rq && rq->nr_running > rq->scx.nr_running;
+}
+
 /*
  * Enum values read through CO-RE, for the flags whose value moved between
  * kernels; the fallback is the 6.12 value.

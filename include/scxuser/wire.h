@@ -78,7 +78,7 @@ struct scxu_dispatch {
 /* Counters of the BPF side (per-CPU, summed by user space). */
 enum scxu_counter {
 	SCXU_CNT_USER_DISPATCHES,   /* answers from user space inserted */
-	SCXU_CNT_KERNEL_DISPATCHES, /* decided in BPF: idle CPU, per-CPU kthread, last task */
+	SCXU_CNT_KERNEL_DISPATCHES, /* decided in BPF: idle CPU, per-CPU kthread, last task, pinned under a higher class */
 	SCXU_CNT_CANCEL_DISPATCHES, /* stale answers dropped (task queued again since) */
 	SCXU_CNT_BOUNCE_DISPATCHES, /* answer named a CPU the task may not use */
 	SCXU_CNT_FAILED_DISPATCHES, /* task gone or the kernel refused the insertion */
