@@ -622,6 +622,27 @@ static int heartbeat_fn(void *map, int *key, struct bpf_timer *timer)
 	return 0;
 }
 
+/*
+ * With both hotplug callbacks the kernel keeps the scheduler attached
+ * through a CPU going offline or online: no restart, no outage. Nothing
+ * here depends on the set of online CPUs: idle CPUs come from the kernel's
+ * idle masks (an offline CPU is never idle there), the kernel moves tasks
+ * off a dying CPU, and an answer naming an offline CPU is routed by the
+ * kernel to the global DSQ. User space re-reads nothing either: it places
+ * tasks through the BPF idle search or on the CPU they ran on. A CPU that
+ * was offline at load is missing from the LLC/node masks until the next
+ * start, which costs only locality (the affinity-mask step still finds it).
+ */
+void BPF_STRUCT_OPS(scxu_cpu_online, s32 cpu)
+{
+	scxk_stat_inc(SCXU_CNT_HOTPLUG);
+}
+
+void BPF_STRUCT_OPS(scxu_cpu_offline, s32 cpu)
+{
+	scxk_stat_inc(SCXU_CNT_HOTPLUG);
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(scxu_init)
 {
 	struct heartbeat *hb, *kt;
@@ -734,6 +755,8 @@ SCXK_OPS_DEFINE(scxu_ops,
 		.running = (void *)scxu_running,
 		.stopping = (void *)scxu_stopping,
 		.init_task = (void *)scxu_init_task,
+		.cpu_online = (void *)scxu_cpu_online,
+		.cpu_offline = (void *)scxu_cpu_offline,
 		.init = (void *)scxu_init,
 		.exit = (void *)scxu_exit,
 		.dispatch_max_batch = SCXU_DISPATCH_BATCH,

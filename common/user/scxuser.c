@@ -236,6 +236,7 @@ int scxu_counters_read(struct scxu *u, struct scxu_counters *c)
 		.sched_preempts = v[SCXU_CNT_SCHED_PREEMPTS],
 		.sched_preempts_deferred = v[SCXU_CNT_SCHED_PREEMPTS_DEFERRED],
 		.slice_clamped = v[SCXU_CNT_SLICE_CLAMPED],
+		.hotplug = v[SCXU_CNT_HOTPLUG],
 		.dequeued = u->dequeued,
 		.dispatch_full = u->dispatch_full,
 		.nr_scheduled = u->nr_scheduled,
@@ -573,6 +574,7 @@ static const struct scxk_stat_desc lib_fields[] = {
 	 "of those, preemptions the rate limit postponed to a timer"},
 	{"nr_slice_clamped", SCXK_STAT_U64,
 	 "answers whose slice was outside [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] and was clamped"},
+	{"hotplug", SCXK_STAT_U64, "CPUs gone offline or online, handled without a restart"},
 	{"nr_page_faults", SCXK_STAT_U64, "page faults of the scheduler process since start-up"},
 	{"events_per_s", SCXK_STAT_FLOAT,
 	 "tasks handled by the user-space side per second since this client's previous read"},
@@ -622,6 +624,7 @@ static int stats_collect(json_t *out, void *state, void *arg)
 	json_object_set_new(out, "nr_sched_preempts_deferred",
 			    json_integer(c.sched_preempts_deferred));
 	json_object_set_new(out, "nr_slice_clamped", json_integer(c.slice_clamped));
+	json_object_set_new(out, "hotplug", json_integer(c.hotplug));
 	json_object_set_new(out, "nr_page_faults", json_integer(c.page_faults));
 	json_object_set_new(out, "events_per_s", json_real(rate));
 	return u->s->collect ? u->s->collect(u, out) : 0;

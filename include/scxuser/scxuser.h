@@ -71,7 +71,7 @@ struct scxu_opts {
 struct scxu_counters {
 	uint64_t user_dispatches, kernel_dispatches, cancel_dispatches, bounce_dispatches,
 		failed_dispatches, congested, queued, heartbeats, sched_preempts,
-		sched_preempts_deferred, slice_clamped;
+		sched_preempts_deferred, slice_clamped, hotplug;
 	uint64_t dequeued;	/* scxu_dequeue() successes */
 	uint64_t dispatch_full; /* scxu_dispatch() refused: answer ring full */
 	uint64_t nr_scheduled;	/* last value given to scxu_notify_complete() */

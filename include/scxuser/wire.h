@@ -88,6 +88,7 @@ enum scxu_counter {
 	SCXU_CNT_SCHED_PREEMPTS,    /* CPUs preempted for the scheduling thread */
 	SCXU_CNT_SCHED_PREEMPTS_DEFERRED, /* of those, by the timer the rate limit armed */
 	SCXU_CNT_SLICE_CLAMPED,	    /* answers whose slice was out of bounds */
+	SCXU_CNT_HOTPLUG,	    /* CPUs gone offline or online, handled in place */
 	SCXU_NR_COUNTERS,
 };
 
