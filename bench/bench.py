@@ -11,6 +11,7 @@ import math
 import os
 import re
 import shlex
+import tarfile
 
 SCHEMA_VERSION = 1
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,9 +71,36 @@ def summarize(values):
 
 # ---- scenarios and scheduler configs ----------------------------------------
 
+ARCHIVE_SUFFIX = ".tar.xz"
+
+
+def result_stem(path):
+    """RESULT.json or RESULT.tar.xz -> RESULT (the name of the run set)."""
+    for suffix in (ARCHIVE_SUFFIX, ".json"):
+        if path.endswith(suffix):
+            return path[:-len(suffix)]
+    return os.path.splitext(path)[0]
+
+
 def load_json(path):
-    with open(path) as f:
-        return json.load(f)
+    """A JSON document, or the result inside a run set's archive.
+
+    Raw results are kept compressed, one archive per run set
+    (docs/benchmarks/NAME.tar.xz): its member NAME.json is the bench/run
+    result; other members (runs.jsonl of a partial configuration, ...) sit
+    beside it and are read after "tar -xJf".
+    """
+    if not path.endswith(ARCHIVE_SUFFIX):
+        with open(path) as f:
+            return json.load(f)
+    want = os.path.basename(result_stem(path)) + ".json"
+    with tarfile.open(path, "r:xz") as tar:
+        try:
+            member = tar.getmember(want)
+        except KeyError:
+            raise BenchError("%s holds no %s (members: %s)"
+                             % (path, want, ", ".join(tar.getnames())))
+        return json.load(tar.extractfile(member))
 
 
 def load_scenarios():

@@ -11,8 +11,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <scxkit/sched_name.h>
+
 /* Longest scheduler name; scx_<name> must fit the kernel's 16-byte comm. */
-#define SCXCTL_NAME_MAX 11
+#define SCXCTL_NAME_MAX SCXK_SCHED_NAME_MAX
 #define SCXCTL_DESC_MAX 256
 #define SCXCTL_PATH_MAX 4096
 

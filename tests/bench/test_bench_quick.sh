@@ -22,24 +22,8 @@ start=$(date +%s)
 echo "# bench/run took $(($(date +%s) - start)) s"
 
 [ -s "$tmp/result.json" ] || fail "no result written"
-python3 - "$tmp/result.json" "$top/bench" <<'EOF' || fail "result does not validate"
-import sys
-sys.path.insert(0, sys.argv[2])
-import bench
-doc = bench.load_json(sys.argv[1])
-errs = bench.validate(doc, bench.load_json(bench.SCHEMA_FILE))
-for e in errs:
-    print("  " + e, file=sys.stderr)
-configs = [s["config"] for s in doc["scheds"]]
-assert configs == ["default", "minimal"], configs
-for s in doc["scheds"]:
-    for name in doc["params"]["scenarios"]:
-        assert s["results"][name]["metrics"], (s["config"], name, "no metrics")
-minimal = doc["scheds"][1]
-assert minimal["ops"].startswith("minimal"), minimal["ops"]
-assert any(r["overhead"]["bpf"] for r in minimal["results"].values()), "no BPF stats"
-sys.exit(1 if errs else 0)
-EOF
+python3 "$top/tests/bench/check_result.py" quick "$tmp/result.json" ||
+	fail "result does not validate"
 
 "$top/bench/report" "$tmp/result.json" --out "$tmp/report" >/dev/null || fail "bench/report failed"
 md=$tmp/report/report.md
@@ -64,24 +48,6 @@ grep -q 'SCXK-BENCH {"sched":"default"' "$tmp/resumed-logs/default.log" &&
 	fail "the resumed boot ran a default run again"
 grep -q 'SCXK-BENCH {"sched":"minimal"' "$tmp/resumed-logs/default.log" ||
 	fail "the resumed boot did not run scx_minimal"
-python3 - "$tmp/result.json" "$tmp/resumed.json" "$top/bench" <<'EOF' || fail "resumed result wrong"
-import sys
-sys.path.insert(0, sys.argv[3])
-import bench
-first, resumed = (bench.load_json(p) for p in sys.argv[1:3])
-assert not bench.validate(resumed, bench.load_json(bench.SCHEMA_FILE)), "resumed doc invalid"
-by = lambda doc: {s["config"]: s for s in doc["scheds"]}
-a, b = by(first), by(resumed)
-assert list(b) == ["default", "minimal"], list(b)
-n = 0
-for scen, res in a["default"]["results"].items():
-    for metric, m in res["metrics"].items():
-        assert b["default"]["results"][scen]["metrics"][metric]["values"] == m["values"], \
-            (scen, metric)
-        n += 1
-assert n, "no default metrics compared"
-for scen in resumed["params"]["scenarios"]:
-    assert b["minimal"]["results"][scen]["metrics"], ("minimal", scen, "no metrics")
-print("# resumed: %d default metrics carried over unchanged" % n)
-EOF
+python3 "$top/tests/bench/check_result.py" resumed "$tmp/result.json" "$tmp/resumed.json" ||
+	fail "resumed result wrong"
 echo "ok: --resume kept the finished runs and ran only the rest"

@@ -247,6 +247,34 @@ bench_plan
         self.assertNotIn("other", d)
 
 
+class Archives(unittest.TestCase):
+    """The raw results kept in docs/benchmarks, one .tar.xz per run set."""
+
+    def test_every_archive_loads_and_validates(self):
+        import glob
+        archives = sorted(glob.glob(os.path.join(TOP, "docs", "benchmarks", "*.tar.xz")))
+        self.assertTrue(archives, "no run set archive in docs/benchmarks")
+        for path in archives:
+            doc = bench.load_json(path)
+            self.assertEqual(bench.validate(doc, SCHEMA), [], path)
+            self.assertIn("default", [s["config"] for s in doc["scheds"]], path)
+
+    def test_archive_without_its_result(self):
+        import io
+        import tarfile
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "set.tar.xz")
+            with tarfile.open(path, "w:xz") as tar:
+                info = tarfile.TarInfo("other.json")
+                info.size = 2
+                tar.addfile(info, io.BytesIO(b"{}"))
+            with self.assertRaisesRegex(bench.BenchError, "holds no set.json"):
+                bench.load_json(path)
+        self.assertEqual(bench.result_stem("a/b.tar.xz"), "a/b")
+        self.assertEqual(bench.result_stem("a/b.json"), "a/b")
+
+
 def make_doc(p99_by_sched):
     """A minimal valid result: one scenario, one metric, three runs."""
     sdef = copy.deepcopy(DEFS["scenarios"]["probe-vs-burners"])

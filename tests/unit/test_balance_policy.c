@@ -17,7 +17,7 @@
 #include "policy.h"
 
 #ifndef FIXTURE_DIR
-#error "build with -DFIXTURE_DIR=\"<source>/tests/unit/fixtures/topo\""
+#error "build with -DFIXTURE_DIR=\"<builddir>/tests/unit/fixtures/topo\""
 #endif
 
 #define MS SCXK_NSEC_PER_MSEC

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for the sysfs topology reader, run against the committed
- * snapshot trees in fixtures/topo (see make-fixtures.sh there) and against
+ * Unit tests for the sysfs topology reader, run against the snapshot trees
+ * generated from fixtures/topo/NAME.topo at build time (gen-topo.c) and against
  * small trees built in a temporary directory for the error paths.
  */
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include <scxkit/topo.h>
 
 #ifndef FIXTURE_DIR
-#error "build with -DFIXTURE_DIR=\"<source>/tests/unit/fixtures/topo\""
+#error "build with -DFIXTURE_DIR=\"<builddir>/tests/unit/fixtures/topo\""
 #endif
 
 #define DIR_MODE 0755
