@@ -179,8 +179,7 @@ __hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
 		if (!(flags & SCXK_IDLE_LLC_ONLY)) {
 			if (scxk_topo.nr_nodes > 1 && (cpu = scxk_pick_idle_in(p, node, SCX_PICK_IDLE_CORE)) >= 0)
 				return cpu;
-			if (!(flags & SCXK_IDLE_NODE_ONLY) &&
-			    (cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE)) >= 0)
+			if ((cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE)) >= 0)
 				return cpu;
 		}
 	}
@@ -193,32 +192,26 @@ __hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
 		return -EBUSY;
 	if (scxk_topo.nr_nodes > 1 && (cpu = scxk_pick_idle_in(p, node, 0)) >= 0)
 		return cpu;
-	if (flags & SCXK_IDLE_NODE_ONLY)
-		return -EBUSY;
 	return scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 }
 
-__hidden s32 scxk_dsq_create_topo(bool percpu, bool perllc, bool pernode)
+/* NUMA_NO_NODE: scxk_topo's dense node ids need not be the kernel's. */
+#define DSQ_ANY_NODE -1
+
+__hidden s32 scxk_dsq_create_topo(u32 flags)
 {
 	u32 nr_cpus = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS);
-	s32 i, err, node;
+	s32 i, err;
 
-	if (percpu) {
+	if (flags & SCXK_DSQ_TOPO_CPU) {
 		bpf_for(i, 0, nr_cpus) {
-			node = -1; /* NUMA_NO_NODE: dense node ids need not be the kernel's */
-			if ((err = scx_bpf_create_dsq(SCXK_DSQ_CPU(i), node)))
+			if ((err = scx_bpf_create_dsq(SCXK_DSQ_CPU(i), DSQ_ANY_NODE)))
 				return err;
 		}
 	}
-	if (perllc) {
-		bpf_for(i, 0, min(scxk_topo.nr_llcs, SCXK_MAX_LLCS)) {
-			if ((err = scx_bpf_create_dsq(SCXK_DSQ_LLC(i), -1)))
-				return err;
-		}
-	}
-	if (pernode) {
+	if (flags & SCXK_DSQ_TOPO_NODE) {
 		bpf_for(i, 0, min(scxk_topo.nr_nodes, SCXK_MAX_NODES)) {
-			if ((err = scx_bpf_create_dsq(SCXK_DSQ_NODE(i), -1)))
+			if ((err = scx_bpf_create_dsq(SCXK_DSQ_NODE(i), DSQ_ANY_NODE)))
 				return err;
 		}
 	}

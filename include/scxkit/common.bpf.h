@@ -69,18 +69,6 @@ char _license[] SEC("license") __weak = "GPL";
 								 sizeof(___param));                \
 	})
 
-/* scxk_exit - leave on purpose with @code (e.g. a restart request). */
-#define scxk_exit(code, fmt, args...)                                                              \
-	({                                                                                         \
-		static char ___fmt[] = fmt;                                                        \
-		unsigned long long ___param[___bpf_narg(args)];                                    \
-		_Pragma("GCC diagnostic push")                                                     \
-			_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")                     \
-				___bpf_fill(___param, args);                                       \
-		_Pragma("GCC diagnostic pop") scx_bpf_exit_bstr(code, ___fmt, ___param,            \
-								sizeof(___param));                 \
-	})
-
 /* Task-local storage with a scheduler's own type, created on first use. */
 #define SCXK_TASK_STORAGE(__map, __vtype)                                                           \
 	struct {                                                                                   \

@@ -473,7 +473,7 @@ void BPF_STRUCT_OPS(balance_dispatch, s32 cpu, struct task_struct *prev)
 	}
 	/* Nothing waits here: let prev run on with a fresh slice. */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED)) {
-		prev->scx.slice = slice_ns;
+		scxk_task_set_slice(prev, slice_ns);
 		scxk_stat_inc(BALANCE_STAT_KEEP);
 	}
 }
@@ -628,7 +628,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(balance_init)
 		scxk_error("bad domain count %u", nr_doms);
 		return -EINVAL;
 	}
-	if ((err = scxk_topo_init()) || (err = scxk_dsq_create_topo(true, false, false)))
+	if ((err = scxk_topo_init()) || (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU)))
 		return err;
 	bpf_for(d, 0, nr_doms) {
 		if ((err = slot_fill(&dom_masks, d, dom_bits[DOM_IDX(d)])))

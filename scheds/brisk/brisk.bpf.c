@@ -337,7 +337,7 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 
 	/* Nothing waits here: let prev run on, unless its core is contended. */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && !smt_contended(prev, cpu)) {
-		prev->scx.slice = task_slice(prev, cpu);
+		scxk_task_set_slice(prev, task_slice(prev, cpu));
 		scxk_stat_inc(BRISK_STAT_KEEP);
 	}
 }
@@ -501,7 +501,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(brisk_init)
 	s32 err;
 
 	if ((err = scxk_topo_init()) || (err = init_primary()) ||
-	    (err = scxk_dsq_create_topo(true, false, true)))
+	    (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU | SCXK_DSQ_TOPO_NODE)))
 		return err;
 	if (throttle_ns) {
 		t = bpf_map_lookup_elem(&throttle_map, &zero);

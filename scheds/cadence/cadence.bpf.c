@@ -694,7 +694,7 @@ void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	/* Nothing waits anywhere: prev keeps the CPU with a fresh slice. */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx(prev)))
-		prev->scx.slice = task_slice(tctx);
+		scxk_task_set_slice(prev, task_slice(tctx));
 }
 
 static void update_cpuperf(s32 cpu, struct cpu_ctx *c)
@@ -829,7 +829,7 @@ void BPF_STRUCT_OPS(cadence_tick, struct task_struct *p)
 	/* A more critical task waits on this CPU's queue: yield now. */
 	if (c->yield_req) {
 		c->yield_req = 0;
-		p->scx.slice = 0;
+		scxk_task_set_slice(p, 0);
 	}
 }
 
@@ -1233,7 +1233,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cadence_init)
 	s32 err;
 
 	if ((err = scxk_topo_init()) || (err = init_masks()) ||
-	    (err = scxk_dsq_create_topo(true, false, false)))
+	    (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU)))
 		return err;
 	bpf_for(d, 0, nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS)
 		if ((err = scx_bpf_create_dsq(d, dom_node[d & (CADENCE_MAX_DOMS - 1)])))

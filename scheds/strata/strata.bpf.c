@@ -724,13 +724,13 @@ fallback:
 	 * only when an interrupt or antistall happened to come by.
 	 */
 	if (tctx->fallback) {
-		prev->scx.slice = slice_ns;
+		scxk_task_set_slice(prev, slice_ns);
 		return;
 	}
 	/* A task that never sleeps is only seen here: catch its renames. */
 	maybe_rematch(prev, tctx);
 	if (allowed_on(tctx->layer, cpu)) {
-		prev->scx.slice = layer_slice(tctx->layer);
+		scxk_task_set_slice(prev, layer_slice(tctx->layer));
 		lstat_add(tctx->layer, STRATA_LS_KEEP, 1);
 	}
 }
@@ -816,7 +816,7 @@ bool BPF_STRUCT_OPS(strata_yield, struct task_struct *from, struct task_struct *
 
 	if (to)
 		return false;
-	from->scx.slice = strata_yield_slice(from->scx.slice, pct);
+	scxk_task_set_slice(from, strata_yield_slice(from->scx.slice, pct));
 	if (tctx)
 		lstat_add(tctx->layer, STRATA_LS_YIELD, 1);
 	return false;
