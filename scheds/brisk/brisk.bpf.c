@@ -72,15 +72,7 @@ struct task_ctx {
 };
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
-struct cpu_ctx {
-	u64 curr_deadline; /* of the running task; ~0 when idle */
-	u64 busy_ns;	   /* running time in the current cpufreq window */
-	u64 window_start;
-	u32 perf_target;
-	u32 perf_set;	   /* the level last handed to scx_bpf_cpuperf_set() + 1 */
-	u32 running;	   /* 1 while a task runs here (summed for stats) */
-};
-SCXK_PERCPU_CTX(cpu_ctxs, struct cpu_ctx);
+SCXK_PERCPU_CTX(cpu_ctxs, struct brisk_cpu_ctx); /* the loader sums .running */
 
 struct primary_slot {
 	struct bpf_cpumask __kptr *mask;
@@ -234,7 +226,7 @@ s32 BPF_STRUCT_OPS(brisk_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 /* Preempt the task on @cpu for a waking interactive @p when it is clearly later. */
 static bool try_preempt(struct task_struct *p, u64 deadline, s32 cpu, u64 enq_flags)
 {
-	struct cpu_ctx *cctx;
+	struct brisk_cpu_ctx *cctx;
 
 	if (no_preempt || !(enq_flags & SCX_ENQ_WAKEUP) ||
 	    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
@@ -358,7 +350,7 @@ void BPF_STRUCT_OPS(brisk_runnable, struct task_struct *p, u64 enq_flags)
 					BRISK_HIST_BUCKETS));
 }
 
-static void update_cpufreq(s32 cpu, struct cpu_ctx *cctx, u64 now)
+static void update_cpufreq(s32 cpu, struct brisk_cpu_ctx *cctx, u64 now)
 {
 	u32 perf;
 
@@ -390,7 +382,7 @@ static void update_cpufreq(s32 cpu, struct cpu_ctx *cctx, u64 now)
 void BPF_STRUCT_OPS(brisk_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = task_ctx(p);
-	struct cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
+	struct brisk_cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
 	u64 now = scxk_now();
 
 	if (tctx) {
@@ -408,7 +400,7 @@ void BPF_STRUCT_OPS(brisk_running, struct task_struct *p)
 void BPF_STRUCT_OPS(brisk_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = task_ctx(p);
-	struct cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
+	struct brisk_cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
 	u64 now = scxk_now(), ran;
 
 	if (cctx) {

@@ -273,10 +273,7 @@ static uint64_t nr_running(struct bpf_object *obj)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, "cpu_ctxs");
 	int nr = libbpf_num_possible_cpus();
-	struct scxk_pcpu {
-		uint64_t curr_deadline, busy_ns, window_start;
-		uint32_t perf_target, perf_set, running, pad;
-	} *v;
+	struct brisk_cpu_ctx *v;
 	uint32_t zero = 0;
 	uint64_t sum = 0;
 
