@@ -5,57 +5,25 @@
  * from, and DSQs laid out along the topology.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
 #include <scxkit/topo.bpf.h>
 
 struct scxk_topo_data scxk_topo SEC(".data.scxk_topo");
 
-struct scxk_mask_slot {
-	struct bpf_cpumask __kptr *mask;
-};
-
 /* LLC masks at [0, SCXK_MAX_LLCS), node masks after them. */
 #define NR_TOPO_MASKS (SCXK_MAX_LLCS + SCXK_MAX_NODES)
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, NR_TOPO_MASKS);
-	__type(key, u32);
-	__type(value, struct scxk_mask_slot);
-} scxk_topo_masks SEC(".maps");
+SCXK_MASK_SLOTS(scxk_topo_masks, NR_TOPO_MASKS);
 
 /* Scratch mask per CPU for "allowed & domain", which the callbacks compute often. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SCXK_MAX_CPUS);
-	__type(key, u32);
-	__type(value, struct scxk_mask_slot);
-} scxk_scratch SEC(".maps");
-
-static s32 slot_create(void *map, u32 idx)
-{
-	struct scxk_mask_slot *slot = bpf_map_lookup_elem(map, &idx);
-	struct bpf_cpumask *mask;
-
-	if (!slot)
-		return -ENOENT;
-	mask = bpf_cpumask_create();
-	if (!mask)
-		return -ENOMEM;
-	mask = bpf_kptr_xchg(&slot->mask, mask);
-	if (mask)
-		bpf_cpumask_release(mask);
-	return 0;
-}
+SCXK_MASK_SLOTS(scxk_scratch, SCXK_MAX_CPUS);
 
 static void slot_set_cpu(u32 idx, s32 cpu)
 {
-	struct scxk_mask_slot *slot = bpf_map_lookup_elem(&scxk_topo_masks, &idx);
 	struct bpf_cpumask *mask;
 
-	if (!slot)
-		return;
 	bpf_rcu_read_lock();
-	mask = slot->mask;
+	mask = scxk_mask_slot_get(&scxk_topo_masks, idx);
 	if (mask)
 		bpf_cpumask_set_cpu(cpu, mask);
 	bpf_rcu_read_unlock();
@@ -73,15 +41,15 @@ __hidden s32 scxk_topo_init(void)
 		return -EINVAL;
 	}
 	bpf_for(i, 0, nr_llcs) {
-		if ((err = slot_create(&scxk_topo_masks, i)))
+		if ((err = scxk_mask_slot_new(&scxk_topo_masks, i, NULL)))
 			return err;
 	}
 	bpf_for(i, 0, nr_nodes) {
-		if ((err = slot_create(&scxk_topo_masks, SCXK_MAX_LLCS + i)))
+		if ((err = scxk_mask_slot_new(&scxk_topo_masks, SCXK_MAX_LLCS + i, NULL)))
 			return err;
 	}
 	bpf_for(i, 0, nr_cpus) {
-		if ((err = slot_create(&scxk_scratch, i)))
+		if ((err = scxk_mask_slot_new(&scxk_scratch, i, NULL)))
 			return err;
 	}
 	bpf_for(i, 0, nr_cpus) {
@@ -92,8 +60,7 @@ __hidden s32 scxk_topo_init(void)
 		llc = scxk_topo.cpus[SCXK_CPU_IDX(i)].llc;
 		node = scxk_topo.cpus[SCXK_CPU_IDX(i)].node;
 		/* A possible CPU without topology (offline at start) is in no mask. */
-		if (!(scxk_topo.llc_mask[llc & (SCXK_MAX_LLCS - 1)][((u32)i / 64) & (SCXK_MASK_WORDS - 1)] &
-		      (1ULL << (i & 63))))
+		if (!scxk_bits_test(scxk_topo.llc_mask[llc & (SCXK_MAX_LLCS - 1)], i))
 			continue;
 		slot_set_cpu(llc & (SCXK_MAX_LLCS - 1), i);
 		slot_set_cpu(SCXK_MAX_LLCS + (node & (SCXK_MAX_NODES - 1)), i);
@@ -101,21 +68,14 @@ __hidden s32 scxk_topo_init(void)
 	return 0;
 }
 
-static const struct cpumask *slot_mask(void *map, u32 idx)
-{
-	struct scxk_mask_slot *slot = bpf_map_lookup_elem(map, &idx);
-
-	return slot ? (const struct cpumask *)slot->mask : NULL;
-}
-
 __hidden const struct cpumask *scxk_llc_cpumask(u32 llc)
 {
-	return slot_mask(&scxk_topo_masks, llc);
+	return (const struct cpumask *)scxk_mask_slot_get(&scxk_topo_masks, llc);
 }
 
 __hidden const struct cpumask *scxk_node_cpumask(u32 node)
 {
-	return slot_mask(&scxk_topo_masks, SCXK_MAX_LLCS + node);
+	return (const struct cpumask *)scxk_mask_slot_get(&scxk_topo_masks, SCXK_MAX_LLCS + node);
 }
 
 /*
@@ -124,7 +84,6 @@ __hidden const struct cpumask *scxk_node_cpumask(u32 node)
  */
 __hidden s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom, u64 pick_flags)
 {
-	struct scxk_mask_slot *slot;
 	struct bpf_cpumask *tmp;
 	u32 this_cpu;
 
@@ -134,10 +93,7 @@ __hidden s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom,
 		return scx_bpf_pick_idle_cpu(dom, pick_flags);
 
 	this_cpu = bpf_get_smp_processor_id();
-	slot = bpf_map_lookup_elem(&scxk_scratch, &this_cpu);
-	if (!slot)
-		return -EBUSY;
-	tmp = slot->mask;
+	tmp = scxk_mask_slot_get(&scxk_scratch, this_cpu);
 	if (!tmp)
 		return -EBUSY;
 	if (!bpf_cpumask_and(tmp, dom, p->cpus_ptr))

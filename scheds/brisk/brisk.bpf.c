@@ -27,6 +27,7 @@
  * contention point on very large single-node machines.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
 #include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -74,15 +75,7 @@ SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
 SCXK_PERCPU_CTX(cpu_ctxs, struct brisk_cpu_ctx); /* the loader sums .running */
 
-struct primary_slot {
-	struct bpf_cpumask __kptr *mask;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct primary_slot);
-} primary_map SEC(".maps");
+SCXK_MASK_SLOTS(primary_map, 1);
 
 struct throttle_timer {
 	struct bpf_timer timer;
@@ -105,10 +98,7 @@ static struct task_ctx *task_ctx(struct task_struct *p)
 
 static const struct cpumask *primary_cpumask(void)
 {
-	u32 zero = 0;
-	struct primary_slot *slot = bpf_map_lookup_elem(&primary_map, &zero);
-
-	return slot ? (const struct cpumask *)slot->mask : NULL;
+	return (const struct cpumask *)scxk_mask_slot_get(&primary_map, 0);
 }
 
 static bool is_pcpu_task(const struct task_struct *p)
@@ -461,38 +451,13 @@ static int throttle_timerfn(void *map, int *key, struct bpf_timer *timer)
 	return 0;
 }
 
-static s32 init_primary(void)
-{
-	struct bpf_cpumask *mask;
-	struct primary_slot *slot;
-	u32 zero = 0, nr = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS);
-	s32 cpu;
-
-	mask = bpf_cpumask_create();
-	if (!mask)
-		return -ENOMEM;
-	bpf_for(cpu, 0, nr) {
-		if (primary_bits[((u32)cpu / 64) & (SCXK_MASK_WORDS - 1)] & (1ULL << (cpu & 63)))
-			bpf_cpumask_set_cpu(cpu, mask);
-	}
-	slot = bpf_map_lookup_elem(&primary_map, &zero);
-	if (!slot) {
-		bpf_cpumask_release(mask);
-		return -ENOENT;
-	}
-	mask = bpf_kptr_xchg(&slot->mask, mask);
-	if (mask)
-		bpf_cpumask_release(mask);
-	return 0;
-}
-
 s32 BPF_STRUCT_OPS_SLEEPABLE(brisk_init)
 {
 	struct throttle_timer *t;
 	u32 zero = 0;
 	s32 err;
 
-	if ((err = scxk_topo_init()) || (err = init_primary()) ||
+	if ((err = scxk_topo_init()) || (err = scxk_mask_slot_new(&primary_map, 0, primary_bits)) ||
 	    (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU | SCXK_DSQ_TOPO_NODE)))
 		return err;
 	if (throttle_ns) {
