@@ -139,8 +139,8 @@ static u64 task_slice(struct task_struct *p, s32 cpu)
 	u64 s = brisk_slice(slice_max, slice_min, p->scx.weight, nr_waiting(cpu));
 
 	scxk_stat_inc(BRISK_STAT_SLICE_HIST +
-		      brisk_log2_bucket(s / SCXK_NSEC_PER_USEC, BRISK_SLICE_HIST_LO,
-					BRISK_HIST_BUCKETS));
+		      scxk_log2_bucket(s / SCXK_NSEC_PER_USEC, BRISK_SLICE_HIST_LO,
+				       BRISK_HIST_BUCKETS));
 	return s;
 }
 
@@ -336,8 +336,8 @@ void BPF_STRUCT_OPS(brisk_runnable, struct task_struct *p, u64 enq_flags)
 	tctx->wakeup_freq = brisk_wakeup_freq(tctx->wakeup_freq, now - tctx->last_woke_at);
 	tctx->last_woke_at = now;
 	scxk_stat_inc(BRISK_STAT_FREQ_HIST +
-		      brisk_log2_bucket(tctx->wakeup_freq * 10, BRISK_FREQ_HIST_LO,
-					BRISK_HIST_BUCKETS));
+		      scxk_log2_bucket(tctx->wakeup_freq * 10, BRISK_FREQ_HIST_LO,
+				       BRISK_HIST_BUCKETS));
 }
 
 static void update_cpufreq(s32 cpu, struct brisk_cpu_ctx *cctx, u64 now)
