@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <scxkit/fileio.h>
 #include <scxkit/log.h>
 #include <scxkit/stats.h>
 
@@ -48,16 +49,10 @@ const char *scxctl_sysfs(void)
 static void read_line(const char *dir, const char *file, char *out, size_t len)
 {
 	char path[SCXCTL_PATH_MAX];
-	FILE *f;
 
-	out[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(out, (int)len, f))
-		out[strcspn(out, "\n")] = '\0';
-	fclose(f);
+	if (scxk_read_line(path, out, len))
+		out[0] = '\0';
 }
 
 void scxctl_kstate_read(struct scxctl_kstate *ks)
@@ -126,18 +121,11 @@ static char proc_state(pid_t pid, long long *start)
 	char path[64], buf[1024], *p, *tok, *save = NULL;
 	unsigned long long ticks = 0;
 	char st = 0;
-	ssize_t n;
-	int fd, i;
+	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (scxk_read_line(path, buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: fields start after the last ')'. */
 	p = strrchr(buf, ')');
 	if (!p)
