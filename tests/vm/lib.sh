@@ -5,54 +5,15 @@
 # whose status becomes the VM's exit status. Every helper that waits has a
 # bound, so a broken scheduler fails a check instead of hanging the run.
 
+. ./tap.sh # tests/lib/tap.sh, copied beside this file by vm-run
+
 SCX=/sys/kernel/sched_ext
-_n=0
-_fail=0
 SCHED_PID=
 SCHED_LOG=/tmp/sched.log
 
-diag() { echo "# $*"; }
-
-_report() { # STATUS DESC
-	_n=$((_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $_n - $2"
-	else
-		echo "not ok $_n - $2"
-		_fail=$((_fail + 1))
-	fi
-}
-
-# check DESC CMD... : passes when CMD exits 0
-check() {
-	_d=$1; shift
-	"$@" >/tmp/check.out 2>&1
-	_rc=$?
-	_report $_rc "$_d"
-	[ $_rc = 0 ] || sed 's/^/#   /' /tmp/check.out | tail -n 20
-	return $_rc
-}
-
-# is DESC GOT WANT
-is() {
-	if [ "$2" = "$3" ]; then _report 0 "$1"; else
-		_report 1 "$1"; diag "  got '$2', want '$3'"; fi
-}
-
-# like DESC TEXT PATTERN (grep -E)
-like() {
-	if echo "$2" | grep -qE "$3"; then _report 0 "$1"; else
-		_report 1 "$1"; diag "  '$(echo "$2" | head -c 300)' does not match /$3/"; fi
-}
-
-skip_all() { echo "1..0 # SKIP $*"; exit 77; }
-
 done_testing() {
-	echo "1..$_n"
 	[ -n "$SCHED_PID" ] && kill -INT "$SCHED_PID" 2>/dev/null
-	[ $_fail = 0 ] && exit 0
-	diag "$_fail of $_n checks failed"
-	exit 1
+	tap_done
 }
 
 state() { cat $SCX/state 2>/dev/null || echo missing; }
