@@ -80,16 +80,19 @@ __hidden const struct cpumask *scxk_node_cpumask(u32 node)
 
 /*
  * Idle search inside @dom restricted to what @p may use. A task allowed
- * everywhere (the common case) skips the cpumask AND.
+ * everywhere (the common case) skips the cpumask AND. Without @scratch_ok
+ * the caller has already dropped @dom for the other tasks (pick_idle()),
+ * and the scratch-mask code below is compiled out.
  */
-__hidden s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom, u64 pick_flags)
+static __always_inline s32 pick_in(struct task_struct *p, const struct cpumask *dom,
+				   u64 pick_flags, bool scratch_ok)
 {
 	struct bpf_cpumask *tmp;
 	u32 this_cpu;
 
 	if (!dom)
 		return -EBUSY;
-	if (p->nr_cpus_allowed >= scxk_topo.nr_cpu_ids)
+	if (!scratch_ok || p->nr_cpus_allowed >= scxk_topo.nr_cpu_ids)
 		return scx_bpf_pick_idle_cpu(dom, pick_flags);
 
 	this_cpu = bpf_get_smp_processor_id();
@@ -99,6 +102,11 @@ __hidden s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom,
 	if (!bpf_cpumask_and(tmp, dom, p->cpus_ptr))
 		return -EBUSY;
 	return scx_bpf_pick_idle_cpu((const struct cpumask *)tmp, pick_flags);
+}
+
+__hidden s32 scxk_pick_idle_in(struct task_struct *p, const struct cpumask *dom, u64 pick_flags)
+{
+	return pick_in(p, dom, pick_flags, true);
 }
 
 /* Read-only: a cheap "is a search worth it" test before the per-mask searches. */
@@ -111,14 +119,22 @@ __hidden bool scxk_any_idle_in(const struct cpumask *m)
 	return any;
 }
 
-__hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
+/*
+ * scxk_pick_idle_cpu()'s search. Without @scratch_ok (sleepable callers) a
+ * task with a restricted affinity skips the LLC and node steps and
+ * searches its own mask only.
+ */
+static __always_inline s32 pick_idle(struct task_struct *p, s32 prev_cpu, u64 flags,
+				     bool scratch_ok)
 {
-	const struct cpumask *llc, *node, *idle_smt;
+	const struct cpumask *llc = NULL, *node = NULL, *idle_smt;
 	bool prev_ok = bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr);
 	s32 cpu;
 
-	llc = scxk_llc_cpumask(scxk_cpu_llc(prev_cpu));
-	node = scxk_node_cpumask(scxk_cpu_node(prev_cpu));
+	if (scratch_ok || p->nr_cpus_allowed >= scxk_topo.nr_cpu_ids) {
+		llc = scxk_llc_cpumask(scxk_cpu_llc(prev_cpu));
+		node = scxk_node_cpumask(scxk_cpu_node(prev_cpu));
+	}
 
 	if (scxk_topo.smt && !(flags & SCXK_IDLE_NO_CORE)) {
 		idle_smt = scx_bpf_get_idle_smtmask();
@@ -130,10 +146,11 @@ __hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
 		if (cpu >= 0)
 			return cpu;
 
-		if ((cpu = scxk_pick_idle_in(p, llc, SCX_PICK_IDLE_CORE)) >= 0)
+		if ((cpu = pick_in(p, llc, SCX_PICK_IDLE_CORE, scratch_ok)) >= 0)
 			return cpu;
 		if (!(flags & SCXK_IDLE_LLC_ONLY)) {
-			if (scxk_topo.nr_nodes > 1 && (cpu = scxk_pick_idle_in(p, node, SCX_PICK_IDLE_CORE)) >= 0)
+			if (scxk_topo.nr_nodes > 1 &&
+			    (cpu = pick_in(p, node, SCX_PICK_IDLE_CORE, scratch_ok)) >= 0)
 				return cpu;
 			if ((cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE)) >= 0)
 				return cpu;
@@ -142,13 +159,23 @@ __hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
 
 	if (prev_ok && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
 		return prev_cpu;
-	if ((cpu = scxk_pick_idle_in(p, llc, 0)) >= 0)
+	if ((cpu = pick_in(p, llc, 0, scratch_ok)) >= 0)
 		return cpu;
 	if (flags & SCXK_IDLE_LLC_ONLY)
 		return -EBUSY;
-	if (scxk_topo.nr_nodes > 1 && (cpu = scxk_pick_idle_in(p, node, 0)) >= 0)
+	if (scxk_topo.nr_nodes > 1 && (cpu = pick_in(p, node, 0, scratch_ok)) >= 0)
 		return cpu;
 	return scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+}
+
+__hidden s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags)
+{
+	return pick_idle(p, prev_cpu, flags, true);
+}
+
+__hidden s32 scxk_pick_idle_cpu_unshared(struct task_struct *p, s32 prev_cpu)
+{
+	return pick_idle(p, prev_cpu, 0, false);
 }
 
 /* NUMA_NO_NODE: scxk_topo's dense node ids need not be the kernel's. */

@@ -38,6 +38,22 @@ s32 scxk_topo_init(void);
 s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags);
 
 /**
+ * scxk_pick_idle_cpu_unshared - scxk_pick_idle_cpu(@p, @prev_cpu, 0) for
+ * sleepable, preemptible programs (syscall programs)
+ *
+ * scxk_pick_idle_cpu() narrows a task's affinity through a per-CPU scratch
+ * mask, which a wakeup on the same CPU may rewrite in the middle of a
+ * sleepable program's search. Here tasks allowed everywhere search the LLC
+ * and node masks directly, as there; the others search their own affinity
+ * mask, giving up locality rather than correctness. Should the affinity
+ * shrink during the search, the CPU claimed may be outside it: the caller
+ * checks (libscxuser's drain_one() bounces such an answer).
+ *
+ * Return: the CPU, or -EBUSY when none is idle.
+ */
+s32 scxk_pick_idle_cpu_unshared(struct task_struct *p, s32 prev_cpu);
+
+/**
  * scxk_pick_idle_in - claim an idle CPU of @dom that @p may use
  * @pick_flags: SCX_PICK_IDLE_CORE to accept only CPUs of fully idle cores
  * Return: the CPU, or -EBUSY.
