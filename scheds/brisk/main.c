@@ -439,15 +439,10 @@ static int brisk_tick(struct scxk_run *run)
 static void brisk_detach(struct scxk_run *run)
 {
 	struct scx_brisk *skel = run->skel;
-	size_t size = bpf_map__value_size(skel->maps.throttle_map);
-	void *zero = calloc(1, size);
-	uint32_t key = 0;
 
 	qos_restore();
-	if (!zero || bpf_map__update_elem(skel->maps.throttle_map, &key, sizeof(key), zero, size,
-					  BPF_ANY))
+	if (scxk_map_elem_zero(skel->maps.throttle_map, 0))
 		scxk_warn("cannot stop the detached scheduler's throttle timer");
-	free(zero);
 }
 
 static void brisk_destroy(struct scxk_run *run)
