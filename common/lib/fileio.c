@@ -10,7 +10,7 @@
 #include <scxkit/fileio.h>
 #include <scxkit/topo.h>
 
-int scxk_read_line(const char *path, char *buf, size_t len)
+ssize_t scxk_read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -18,10 +18,20 @@ int scxk_read_line(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
-	close(fd);
 	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+int scxk_read_line(const char *path, char *buf, size_t len)
+{
+	ssize_t n = scxk_read_file(path, buf, len);
+
+	if (n < 0)
+		return (int)n;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }

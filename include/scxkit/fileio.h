@@ -7,6 +7,7 @@
 #define __SCXKIT_FILEIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /**
  * scxk_sysfs_read_word - the first line of a sysfs (or procfs) file, without
@@ -16,6 +17,16 @@
  * Return: 0, or a negative errno (-EIO for an empty first line).
  */
 int scxk_sysfs_read_word(const char *rel, char *buf, size_t len);
+
+/**
+ * scxk_read_file - the start of the file at @path, in one read()
+ * @buf: receives up to @len - 1 bytes and a terminating NUL
+ *
+ * One read() returns a whole sysfs or procfs file of up to a page, which
+ * is what this is for; a longer file is cut.
+ * Return: the number of bytes read, or a negative errno.
+ */
+ssize_t scxk_read_file(const char *path, char *buf, size_t len);
 
 /**
  * scxk_read_line - the first line of a small file at @path, without its
