@@ -160,6 +160,20 @@ static __always_inline bool scxk_task_pinned(const struct task_struct *p)
 	return p->nr_cpus_allowed == 1 || scxk_migration_disabled(p);
 }
 
+/**
+ * scxk_prev_runnable - whether @prev, as ops.dispatch() got it, still wants
+ *                      to run
+ * @prev: the task that ran on this CPU, or NULL
+ *
+ * When dispatch finds nothing else, such a task keeps the CPU if it gets a
+ * fresh slice (scxk_task_set_slice()); otherwise the CPU would go idle.
+ * Return: true for a task that is still queued (SCX_TASK_QUEUED).
+ */
+static __always_inline bool scxk_prev_runnable(const struct task_struct *prev)
+{
+	return prev && (prev->scx.flags & SCX_TASK_QUEUED);
+}
+
 #include <scxkit/compat.bpf.h>
 
 #endif /* __SCXKIT_COMMON_BPF_H */

@@ -457,7 +457,7 @@ void BPF_STRUCT_OPS(balance_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 	/* Nothing waits here: let prev run on with a fresh slice. */
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED)) {
+	if (scxk_prev_runnable(prev)) {
 		scxk_task_set_slice(prev, slice_ns);
 		scxk_stat_inc(BALANCE_STAT_KEEP);
 	}

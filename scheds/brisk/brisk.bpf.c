@@ -318,7 +318,7 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 
 	/* Nothing waits here: let prev run on, unless its core is contended. */
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && !smt_contended(prev, cpu)) {
+	if (scxk_prev_runnable(prev) && !smt_contended(prev, cpu)) {
 		scxk_task_set_slice(prev, task_slice(prev, cpu));
 		scxk_stat_inc(BRISK_STAT_KEEP);
 	}

@@ -684,7 +684,7 @@ void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 	if (nr_doms > 1 && steal(d, false))
 		return;
 	/* Nothing waits anywhere: prev keeps the CPU with a fresh slice. */
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx(prev)))
+	if (scxk_prev_runnable(prev) && (tctx = task_ctx(prev)))
 		scxk_task_set_slice(prev, task_slice(tctx));
 }
 

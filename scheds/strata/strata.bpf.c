@@ -703,7 +703,7 @@ fallback:
 	if (consume(fb, STRATA_MAX_LAYERS, llc))
 		return;
 	/* Nothing waits: prev runs on if its layer may still use this CPU. */
-	if (!prev || !(prev->scx.flags & SCX_TASK_QUEUED) || !(tctx = task_ctx(prev)))
+	if (!scxk_prev_runnable(prev) || !(tctx = task_ctx(prev)))
 		return;
 	/*
 	 * A fallback task (custom affinity) runs on too. Returning without a
