@@ -96,15 +96,15 @@ static void test_clamp(void **state)
 
 static void test_log2(void **state)
 {
+	static const struct {
+		u64 v;
+		u32 log2;
+	} cases[] = {{0, 0},	 {1, 0},     {2, 1},	  {3, 1},
+		     {1024, 10}, {1025, 10}, {~0ULL, 63}, {1ULL << 40, 40}};
+
 	(void)state;
-	assert_int_equal(scxk_log2(0), 0);
-	assert_int_equal(scxk_log2(1), 0);
-	assert_int_equal(scxk_log2(2), 1);
-	assert_int_equal(scxk_log2(3), 1);
-	assert_int_equal(scxk_log2(1024), 10);
-	assert_int_equal(scxk_log2(1025), 10);
-	assert_int_equal(scxk_log2(~0ULL), 63);
-	assert_int_equal(scxk_log2(1ULL << 40), 40);
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(scxk_log2(cases[i].v), cases[i].log2);
 }
 
 /* The loops the schedulers had before scxk_log2_bucket(), as the reference. */
@@ -119,9 +119,9 @@ static u32 bucket_by_loop(u64 v, u32 lo, u32 nr)
 
 static void test_log2_bucket(void **state)
 {
-	static const u64 vals[] = { 0, 1, 2, 3, 4, 7, 8, 127, 128, 129, 255, 256, 16383, 16384,
-				    1ULL << 20, ~0ULL };
-	static const u32 los[] = { 0, 2, 7 };
+	static const u64 vals[] = {0,	1,   2,	  3,   4,     7,     8,		 127,
+				   128, 129, 255, 256, 16383, 16384, 1ULL << 20, ~0ULL};
+	static const u32 los[] = {0, 2, 7};
 
 	(void)state;
 	for (unsigned int i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
