@@ -84,8 +84,8 @@ __hidden const struct cpumask *scxk_node_cpumask(u32 node)
  * the caller has already dropped @dom for the other tasks (pick_idle()),
  * and the scratch-mask code below is compiled out.
  */
-static __always_inline s32 pick_in(struct task_struct *p, const struct cpumask *dom,
-				   u64 pick_flags, bool scratch_ok)
+static __always_inline s32 pick_in(struct task_struct *p, const struct cpumask *dom, u64 pick_flags,
+				   bool scratch_ok)
 {
 	struct bpf_cpumask *tmp;
 	u32 this_cpu;
