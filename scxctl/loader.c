@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <scxkit/fileio.h>
 #include <scxkit/log.h>
 #include <scxkit/stats.h>
 
@@ -48,16 +49,10 @@ const char *scxctl_sysfs(void)
 static void read_line(const char *dir, const char *file, char *out, size_t len)
 {
 	char path[SCXCTL_PATH_MAX];
-	FILE *f;
 
-	out[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(out, (int)len, f))
-		out[strcspn(out, "\n")] = '\0';
-	fclose(f);
+	if (scxk_read_line(path, out, len))
+		out[0] = '\0';
 }
 
 void scxctl_kstate_read(struct scxctl_kstate *ks)
@@ -126,18 +121,11 @@ static char proc_state(pid_t pid, long long *start)
 	char path[64], buf[1024], *p, *tok, *save = NULL;
 	unsigned long long ticks = 0;
 	char st = 0;
-	ssize_t n;
-	int fd, i;
+	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (scxk_read_line(path, buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	/* comm may hold spaces and parentheses: fields start after the last ')'. */
 	p = strrchr(buf, ')');
 	if (!p)
@@ -176,20 +164,11 @@ static int holds_struct_ops(pid_t pid)
 	if (!d)
 		return -EACCES;
 	while (!found && (de = readdir(d))) {
-		ssize_t n;
-		int fd;
-
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
-		fd = open(file, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (scxk_read_file(file, buf, sizeof(buf)) <= 0)
 			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
 		found = strstr(buf, "link_type:\tstruct_ops") != NULL;
 	}
 	closedir(d);
@@ -202,20 +181,14 @@ static void read_cmdline(pid_t pid, struct scxctl_loader *l, bool *monitor)
 	char path[64], buf[4096];
 	size_t off = 0, len;
 	ssize_t n;
-	int fd;
 
 	*monitor = false;
 	snprintf(l->stats_path, sizeof(l->stats_path), "%s", SCXK_STATS_DEFAULT_PATH);
 	l->cmdline[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = scxk_read_file(path, buf, sizeof(buf));
 	if (n <= 0)
 		return;
-	buf[n] = '\0';
 	/* A full buffer may have cut argv: then it is shown, never reused. */
 	if ((size_t)n < sizeof(buf) - 1 && (size_t)n <= sizeof(l->argv_buf)) {
 		memcpy(l->argv_buf, buf, (size_t)n);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <scxkit/cli.h>
 #include <scxkit/exit.h>
 #include <scxkit/log.h>
 #include <scxkit/stats.h>
@@ -95,6 +96,8 @@ static const struct {
 	 NULL},
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
+/* Where --help starts the text after commands and options. */
+#define HELP_COLUMN 28
 
 static const char *const env_help[][2] = {
 	{"SCXKIT_SCHED_DIR",
@@ -126,25 +129,12 @@ static void usage(FILE *f)
 		char lhs[64];
 
 		snprintf(lhs, sizeof(lhs), "  %s %s", c->name, c->args ? c->args : "");
-		fprintf(f, "%-28s %s\n", lhs, c->help);
+		fprintf(f, "%-*s %s\n", HELP_COLUMN, lhs, c->help);
 	}
 	fputs("\nOptions:\n", f);
-	for (i = 0; i < NR_OPTS; i++) {
-		char lhs[64];
-		int n;
-
-		if (opts[i].o.val < 0x100)
-			n = snprintf(lhs, sizeof(lhs), "  -%c, --%s", opts[i].o.val,
-				     opts[i].o.name);
-		else
-			n = snprintf(lhs, sizeof(lhs), "      --%s", opts[i].o.name);
-		if (opts[i].metavar)
-			snprintf(lhs + n, sizeof(lhs) - n, "=%s", opts[i].metavar);
-		fprintf(f, "%-28s %s", lhs, opts[i].help);
-		if (opts[i].dfl)
-			fprintf(f, " (default: %s)", opts[i].dfl);
-		fputc('\n', f);
-	}
+	for (i = 0; i < NR_OPTS; i++)
+		scxk_cli_print_help_opt(f, HELP_COLUMN, opts[i].o.val, opts[i].o.name,
+					opts[i].metavar, opts[i].help, opts[i].dfl, NULL);
 	fputs("\nEnvironment:\n", f);
 	for (i = 0; i < sizeof(env_help) / sizeof(env_help[0]); i++)
 		fprintf(f, "  %s\n      %s\n", env_help[i][0], env_help[i][1]);
@@ -185,17 +175,9 @@ static void man(FILE *f)
 		fprintf(f, "*%s*%s%s\n\t%s.%s\n\n", c->name, c->args ? " " : "",
 			c->args ? c->args : "", c->help, c->root ? " Needs root." : "");
 	fputs("# OPTIONS\n\n", f);
-	for (i = 0; i < NR_OPTS; i++) {
-		if (opts[i].o.val < 0x100)
-			fprintf(f, "*-%c*, ", opts[i].o.val);
-		fprintf(f, "*--%s*", opts[i].o.name);
-		if (opts[i].metavar)
-			fprintf(f, "=_%s_", opts[i].metavar);
-		fprintf(f, "\n\t%s.", opts[i].help);
-		if (opts[i].dfl)
-			fprintf(f, " Default: %s.", opts[i].dfl);
-		fputs("\n\n", f);
-	}
+	for (i = 0; i < NR_OPTS; i++)
+		scxk_cli_print_man_opt(f, opts[i].o.val, opts[i].o.name, opts[i].metavar,
+				       opts[i].help, opts[i].dfl);
 	fputs("# ENVIRONMENT\n\n", f);
 	for (i = 0; i < sizeof(env_help) / sizeof(env_help[0]); i++)
 		fprintf(f, "*%s*\n\t%s.\n\n", env_help[i][0], env_help[i][1]);

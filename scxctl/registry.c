@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <scxkit/fileio.h>
+
 #include "scxctl.h"
 
 /*
@@ -56,14 +58,9 @@ bool scxctl_name_valid(const char *name)
 
 static void read_desc(const char *path, char *out, size_t len)
 {
-	FILE *f = fopen(path, "re");
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	if (fgets(out, (int)len, f))
-		out[strcspn(out, "\r\n")] = '\0';
-	fclose(f);
+	if (scxk_read_line(path, out, len))
+		out[0] = '\0';
+	out[strcspn(out, "\r")] = '\0';
 }
 
 /* Fill @out for @name if both its entry and its binary are in place. */

@@ -215,14 +215,7 @@ int main(int argc, char **argv)
 			err = -1;
 		}
 	}
-	if (!err && optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		err = -1;
-	}
-	if (err) {
-		fprintf(stderr, "Try '" PROG " --help'.\n");
-		return WL_EXIT_USAGE;
-	}
+	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
 	if (parse_nice_list(nice_arg, nices, &nnice))
 		return WL_EXIT_USAGE; /* not reached: the default parses */
 

@@ -151,14 +151,7 @@ static void parse_args(int argc, char **argv)
 			err = -1;
 		}
 	}
-	if (!err && optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		err = -1;
-	}
-	if (err) {
-		fprintf(stderr, "Try '" PROG " --help'.\n");
-		exit(WL_EXIT_USAGE);
-	}
+	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
 }
 
 int main(int argc, char **argv)

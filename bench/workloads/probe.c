@@ -118,18 +118,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			err = -1;
 		}
 	}
-	if (!err && optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		err = -1;
-	}
+	err = wl_args_check(PROG, err, argc, argv);
 	if (!err && o->sleep_min_us > o->sleep_max_us) {
 		fprintf(stderr, PROG ": --sleep-min-us is above --sleep-max-us\n");
 		err = -1;
 	}
-	if (err) {
-		fprintf(stderr, "Try '" PROG " --help'.\n");
-		exit(WL_EXIT_USAGE);
-	}
+	wl_usage_exit(PROG, err);
 }
 
 int main(int argc, char **argv)

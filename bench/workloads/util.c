@@ -3,6 +3,7 @@
  * Shared helpers of the scxkit benchmark workloads (see util.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -193,6 +194,23 @@ int wl_parse_duration(const char *prog, const char *s, double *out)
 	}
 	*out = v;
 	return 0;
+}
+
+int wl_args_check(const char *prog, int err, int argc, char **argv)
+{
+	if (!err && optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+		err = -1;
+	}
+	return err;
+}
+
+void wl_usage_exit(const char *prog, int err)
+{
+	if (!err)
+		return;
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	exit(WL_EXIT_USAGE);
 }
 
 void wl_json_str(FILE *f, const char *s)

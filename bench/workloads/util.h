@@ -73,6 +73,14 @@ int wl_parse_double(const char *prog, const char *opt, const char *s, double min
 #define WL_MAX_DURATION_S 86400.0
 int wl_parse_duration(const char *prog, const char *s, double *out);
 
+/*
+ * The end of every workload's getopt loop. wl_args_check: a stray
+ * argument is an error too (named on stderr); returns @err or -1.
+ * wl_usage_exit: after any error, point to --help and exit WL_EXIT_USAGE.
+ */
+int wl_args_check(const char *prog, int err, int argc, char **argv);
+void wl_usage_exit(const char *prog, int err);
+
 /* Print @s as a JSON string, quotes included. */
 void wl_json_str(FILE *f, const char *s);
 

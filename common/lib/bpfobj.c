@@ -231,6 +231,19 @@ int scxk_obj_resolve_ops_flags(struct bpf_object *obj, bool partial)
 	return err;
 }
 
+int scxk_map_elem_zero(struct bpf_map *map, uint32_t key)
+{
+	size_t size = bpf_map__value_size(map);
+	void *zero = calloc(1, size);
+	int err;
+
+	if (!zero)
+		return -ENOMEM;
+	err = bpf_map__update_elem(map, &key, sizeof(key), zero, size, BPF_ANY);
+	free(zero);
+	return err;
+}
+
 int scxk_counters_read(struct bpf_object *obj, uint64_t out[SCXK_MAX_COUNTERS])
 {
 	struct bpf_map *map = find_map(obj, "scxk_counters");

@@ -142,8 +142,12 @@ static const char *opt_dfl(const struct scxk_opt *o, char *buf, size_t len)
 	}
 }
 
-static void print_opt(FILE *f, int short_opt, const char *name, const char *metavar,
-		      const char *help, const char *dfl, const char *const *choices)
+/* Column of the help text in --help (scxctl uses a narrower one). */
+#define HELP_COLUMN 32
+
+void scxk_cli_print_help_opt(FILE *f, int width, int short_opt, const char *name,
+			     const char *metavar, const char *help, const char *dfl,
+			     const char *const *choices)
 {
 	char lhs[64];
 	int n;
@@ -154,7 +158,7 @@ static void print_opt(FILE *f, int short_opt, const char *name, const char *meta
 		n = snprintf(lhs, sizeof(lhs), "      --%s", name);
 	if (metavar && n < (int)sizeof(lhs))
 		snprintf(lhs + n, sizeof(lhs) - n, "=%s", metavar);
-	fprintf(f, "%-32s %s", lhs, help);
+	fprintf(f, "%-*s %s", width, lhs, help);
 	if (choices) {
 		fputs(" (", f);
 		for (int i = 0; choices[i]; i++)
@@ -176,12 +180,13 @@ void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
 		cli->positional && cli->args ? " " : "", cli->positional && cli->args ? cli->args : "",
 		cli->summary);
 	for (o = cli->opts; o && o->name; o++)
-		print_opt(f, o->short_opt, o->name, o->metavar, o->help,
-			  opt_dfl(o, buf, sizeof(buf)), o->choices);
+		scxk_cli_print_help_opt(f, HELP_COLUMN, o->short_opt, o->name, o->metavar, o->help,
+					opt_dfl(o, buf, sizeof(buf)), o->choices);
 	fputs("\nCommon options:\n", f);
 	for (i = 0; i < NR_COMMON; i++)
-		print_opt(f, common_opts[i].id, common_opts[i].name, common_opts[i].metavar,
-			  common_opts[i].help, common_opts[i].dfl, NULL);
+		scxk_cli_print_help_opt(f, HELP_COLUMN, common_opts[i].id, common_opts[i].name,
+					common_opts[i].metavar, common_opts[i].help,
+					common_opts[i].dfl, NULL);
 	fputs("\nEnvironment:\n"
 	      "  SCX_TIMEOUT_MS     watchdog timeout the kernel enforces on the scheduler\n"
 	      "  SCX_SYSFS_PREFIX   root under which sysfs is read (for tests)\n",
@@ -192,6 +197,22 @@ void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
 	      f);
 }
 
+void scxk_cli_print_man_opt(FILE *f, int short_opt, const char *name, const char *metavar,
+			    const char *help, const char *dfl)
+{
+	size_t len = strlen(help);
+
+	if (short_opt > 0 && short_opt < 0x100)
+		fprintf(f, "*-%c*, ", short_opt);
+	fprintf(f, "*--%s*", name);
+	if (metavar)
+		fprintf(f, "=_%s_", metavar);
+	fprintf(f, "\n\t%s%s", help, len && help[len - 1] == '.' ? "" : ".");
+	if (dfl)
+		fprintf(f, " Default: %s.", dfl);
+	fputs("\n\n", f);
+}
+
 /* scdoc text for the man page, generated from the same table as --help. */
 static void print_man(const struct scxk_cli *cli, FILE *f)
 {
@@ -199,26 +220,13 @@ static void print_man(const struct scxk_cli *cli, FILE *f)
 	char buf[64];
 	size_t i;
 
-	for (o = cli->opts; o && o->name; o++) {
-		const char *dfl = opt_dfl(o, buf, sizeof(buf));
-
-		if (o->short_opt > 0 && o->short_opt < 0x100)
-			fprintf(f, "*-%c*, ", o->short_opt);
-		fprintf(f, "*--%s*%s%s%s\n\t%s", o->name, o->metavar ? "=_" : "",
-			o->metavar ? o->metavar : "", o->metavar ? "_" : "", o->help);
-		fprintf(f, "%s%s%s\n\n", dfl ? " Default: " : "", dfl ? dfl : "", dfl ? "." : "");
-	}
-	for (i = 0; i < NR_COMMON; i++) {
-		if (common_opts[i].id < 0x100)
-			fprintf(f, "*-%c*, ", common_opts[i].id);
-		fprintf(f, "*--%s*%s%s%s\n\t%s", common_opts[i].name,
-			common_opts[i].metavar ? "=_" : "",
-			common_opts[i].metavar ? common_opts[i].metavar : "",
-			common_opts[i].metavar ? "_" : "", common_opts[i].help);
-		if (common_opts[i].dfl)
-			fprintf(f, " Default: %s.", common_opts[i].dfl);
-		fputs("\n\n", f);
-	}
+	for (o = cli->opts; o && o->name; o++)
+		scxk_cli_print_man_opt(f, o->short_opt, o->name, o->metavar, o->help,
+				       opt_dfl(o, buf, sizeof(buf)));
+	for (i = 0; i < NR_COMMON; i++)
+		scxk_cli_print_man_opt(f, common_opts[i].id, common_opts[i].name,
+				       common_opts[i].metavar, common_opts[i].help,
+				       common_opts[i].dfl);
 }
 
 static const char *type_name(enum scxk_opt_type type)

@@ -25,8 +25,8 @@
 #include <bpf/libbpf.h>
 
 #include <scxkit/exit.h>
+#include <scxkit/fileio.h>
 #include <scxkit/log.h>
-#include <scxkit/power.h>
 #include <scxkit/sched.h>
 #include <scxkit/stats.h>
 #include <scxkit/topo.h>

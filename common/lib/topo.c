@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <scxkit/fileio.h>
 #include <scxkit/log.h>
 #include <scxkit/topo.h>
 
@@ -49,20 +50,13 @@ static int vbuild_path(struct reader *r, const char *fmt, va_list ap)
 /* Read a whole file into @buf as a string. Return: 0 or -errno (not logged). */
 static int read_whole(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	size_t n;
-	int err = 0;
+	ssize_t n = scxk_read_file(path, buf, len);
 
-	if (!f)
-		return errno ? -errno : -EIO; /* never 0: callers then trust buf */
-	n = fread(buf, 1, len - 1, f);
-	if (ferror(f))
-		err = errno ? -errno : -EIO;
-	else if (n == len - 1)
-		err = -EFBIG; /* sysfs never prints this much into the files we read */
-	fclose(f);
-	buf[n] = '\0';
-	return err;
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n == len - 1)
+		return -EFBIG; /* sysfs never prints this much into the files we read */
+	return 0;
 }
 
 static int vread_text(struct reader *r, char *buf, size_t len, const char *fmt, va_list ap)

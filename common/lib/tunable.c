@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <scxkit/fileio.h>
 #include <scxkit/log.h>
-#include <scxkit/power.h>
 #include <scxkit/tunable.h>
 
 /* Sysctl and sysfs tunables are short words ("0", "n/a", "2147483647"). */
@@ -65,17 +65,13 @@ static unsigned long long proc_start(long pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long v = 0;
-	FILE *f;
 	int field;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (scxk_read_line(path, buf, sizeof(buf)))
 		return 0;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
 	/* comm (field 2) may hold blanks and ')': count from its last ')'. */
-	if (!p || !(p = strrchr(buf, ')')))
+	if (!(p = strrchr(buf, ')')))
 		return 0;
 	for (field = 2; p && field < STAT_STARTTIME_FIELD; field++)
 		p = strchr(p + 1, ' ');

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include <scxkit/sched_math.h>
 #include <scxuser/arena.h>
 
 #define LEAF_FREE  0x80
@@ -87,14 +88,16 @@ int scxu_arena_init(struct scxu_arena *a, void *mem, size_t len)
 
 static int order_for(const struct scxu_arena *a, size_t size, size_t align)
 {
-	unsigned int order = SCXU_ARENA_MIN_ORDER;
+	unsigned int order;
 
 	if (!size || (align & (align - 1)) || align > SCXU_ARENA_MAX_ALIGN)
 		return -EINVAL;
 	if (size < align)
 		size = align;
-	while (order <= a->top_order && (1UL << order) < size)
-		order++;
+	/* The smallest order whose block holds @size: ceil(log2(size)). */
+	order = size > 1 ? scxk_log2(size - 1) + 1 : 0;
+	if (order < SCXU_ARENA_MIN_ORDER)
+		order = SCXU_ARENA_MIN_ORDER;
 	return order > a->top_order ? -E2BIG : (int)order;
 }
 

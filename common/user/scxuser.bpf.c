@@ -674,52 +674,6 @@ void BPF_STRUCT_OPS(scxu_exit, struct scx_exit_info *ei)
 }
 
 /*
- * scxk_pick_idle_cpu() without its per-CPU scratch mask. The syscall
- * program below is sleepable and preemptible: a wakeup (select_cpu,
- * enqueue) on its CPU can run in the middle of its search and rewrite the
- * scratch mask the search is reading. Tasks allowed everywhere search the
- * LLC and node masks directly, as scxk_pick_idle_in() does for them; the
- * others search their own affinity mask, giving up locality rather than
- * correctness. Should the affinity shrink during the search, the CPU
- * claimed may be outside it: drain_one() then bounces the answer.
- */
-static s32 pick_idle_unshared(struct task_struct *p, s32 prev_cpu)
-{
-	bool everywhere = p->nr_cpus_allowed >= scxk_topo.nr_cpu_ids;
-	bool prev_ok = bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr);
-	const struct cpumask *llc = NULL, *node = NULL, *idle_smt;
-	s32 cpu;
-
-	if (everywhere) {
-		llc = scxk_llc_cpumask(scxk_cpu_llc(prev_cpu));
-		node = scxk_topo.nr_nodes > 1 ? scxk_node_cpumask(scxk_cpu_node(prev_cpu)) : NULL;
-	}
-	if (scxk_topo.smt) {
-		idle_smt = scx_bpf_get_idle_smtmask();
-		cpu = -EBUSY;
-		if (prev_ok && bpf_cpumask_test_cpu(prev_cpu, idle_smt) &&
-		    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
-			cpu = prev_cpu;
-		scx_bpf_put_idle_cpumask(idle_smt);
-		if (cpu >= 0)
-			return cpu;
-		if (llc && (cpu = scx_bpf_pick_idle_cpu(llc, SCX_PICK_IDLE_CORE)) >= 0)
-			return cpu;
-		if (node && (cpu = scx_bpf_pick_idle_cpu(node, SCX_PICK_IDLE_CORE)) >= 0)
-			return cpu;
-		if ((cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE)) >= 0)
-			return cpu;
-	}
-	if (prev_ok && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
-		return prev_cpu;
-	if (llc && (cpu = scx_bpf_pick_idle_cpu(llc, 0)) >= 0)
-		return cpu;
-	if (node && (cpu = scx_bpf_pick_idle_cpu(node, 0)) >= 0)
-		return cpu;
-	return scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-}
-
-/*
  * Answers libscxuser's scxu_select_cpu(): claim an idle CPU for a task
  * user space is about to dispatch, with the same preferences as the
  * wakeup path (idle core first, nearest to where it ran).
@@ -735,7 +689,7 @@ int scxu_pick_idle(struct scxu_pick_args *args)
 	}
 	/* Syscall programs are sleepable: the task's cpumask needs RCU. */
 	bpf_rcu_read_lock();
-	args->cpu = pick_idle_unshared(p, args->prev_cpu);
+	args->cpu = scxk_pick_idle_cpu_unshared(p, args->prev_cpu);
 	bpf_rcu_read_unlock();
 	bpf_task_release(p);
 	return 0;

@@ -88,6 +88,32 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 /** scxk_cli_usage - print --help to @f */
 void scxk_cli_usage(const struct scxk_cli *cli, FILE *f);
 
+/**
+ * scxk_cli_print_help_opt - one option as a line of --help
+ * @f: where to print
+ * @width: column where @help starts (scxk_cli_usage() uses 32)
+ * @short_opt: the short option, or a value >= 0x100 (or 0) for none
+ * @name: the long option
+ * @metavar: its value's name, or NULL for a flag
+ * @help: one phrase
+ * @dfl: the default shown, or NULL
+ * @choices: NULL-terminated values listed after @help, or NULL
+ *
+ * For binaries with their own option table (scxctl), so that every
+ * --help of the project has one layout.
+ */
+void scxk_cli_print_help_opt(FILE *f, int width, int short_opt, const char *name,
+			     const char *metavar, const char *help, const char *dfl,
+			     const char *const *choices);
+
+/**
+ * scxk_cli_print_man_opt - the same option as a man page entry (scdoc)
+ *
+ * @help ends in a full stop (one is added if missing), then the default.
+ */
+void scxk_cli_print_man_opt(FILE *f, int short_opt, const char *name, const char *metavar,
+			    const char *help, const char *dfl);
+
 /** scxk_parse_u64 - strict decimal (or 0x hex) u64: no sign, no junk, no overflow */
 int scxk_parse_u64(const char *s, uint64_t *out);
 

@@ -69,18 +69,6 @@ char _license[] SEC("license") __weak = "GPL";
 								 sizeof(___param));                \
 	})
 
-/* scxk_exit - leave on purpose with @code (e.g. a restart request). */
-#define scxk_exit(code, fmt, args...)                                                              \
-	({                                                                                         \
-		static char ___fmt[] = fmt;                                                        \
-		unsigned long long ___param[___bpf_narg(args)];                                    \
-		_Pragma("GCC diagnostic push")                                                     \
-			_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")                     \
-				___bpf_fill(___param, args);                                       \
-		_Pragma("GCC diagnostic pop") scx_bpf_exit_bstr(code, ___fmt, ___param,            \
-								sizeof(___param));                 \
-	})
-
 /* Task-local storage with a scheduler's own type, created on first use. */
 #define SCXK_TASK_STORAGE(__map, __vtype)                                                           \
 	struct {                                                                                   \
@@ -170,6 +158,20 @@ static __always_inline bool scxk_migration_disabled(const struct task_struct *p)
 static __always_inline bool scxk_task_pinned(const struct task_struct *p)
 {
 	return p->nr_cpus_allowed == 1 || scxk_migration_disabled(p);
+}
+
+/**
+ * scxk_prev_runnable - whether @prev, as ops.dispatch() got it, still wants
+ *                      to run
+ * @prev: the task that ran on this CPU, or NULL
+ *
+ * When dispatch finds nothing else, such a task keeps the CPU if it gets a
+ * fresh slice (scxk_task_set_slice()); otherwise the CPU would go idle.
+ * Return: true for a task that is still queued (SCX_TASK_QUEUED).
+ */
+static __always_inline bool scxk_prev_runnable(const struct task_struct *prev)
+{
+	return prev && (prev->scx.flags & SCX_TASK_QUEUED);
 }
 
 #include <scxkit/compat.bpf.h>

@@ -141,7 +141,12 @@ static __always_inline u64 scxk_now(void)
 	return bpf_ktime_get_ns();
 }
 
-/** scxk_task_set_slice - change the remaining slice of @p (kfunc from 6.19) */
+/**
+ * scxk_task_set_slice - change the remaining slice of @p (kfunc from 6.19)
+ *
+ * Every write of a task's slice goes through here, so the kfunc is used
+ * wherever the kernel has it.
+ */
 static __always_inline void scxk_task_set_slice(struct task_struct *p, u64 slice)
 {
 	if (bpf_ksym_exists(scx_bpf_task_set_slice))

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * power.h - the system's power profile as user space declared it, for
- * schedulers that follow it (scx_cadence --autopower, scx_brisk), and the
- * small sysfs reader it is built on.
+ * schedulers that follow it (scx_cadence --autopower, scx_brisk).
  */
 #ifndef __SCXKIT_POWER_H
 #define __SCXKIT_POWER_H
@@ -26,22 +25,6 @@ enum scxk_power_profile {
  * Return: the profile; SCXK_PROFILE_BALANCED when nothing is readable.
  */
 enum scxk_power_profile scxk_power_profile_read(void);
-
-/**
- * scxk_sysfs_read_word - the first line of a sysfs (or procfs) file, without
- * its newline
- * @rel: absolute path, read under $SCX_SYSFS_PREFIX when that is set (tests)
- *
- * Return: 0, or a negative errno (-EIO for an empty file).
- */
-int scxk_sysfs_read_word(const char *rel, char *buf, size_t len);
-
-/**
- * scxk_read_line - the first line of a small file at @path, without its
- * newline; an empty file gives ""
- * Return: 0, or a negative errno.
- */
-int scxk_read_line(const char *path, char *buf, size_t len);
 
 /** scxk_power_profile_name - "powersave", "balanced" or "performance" */
 const char *scxk_power_profile_name(enum scxk_power_profile p);

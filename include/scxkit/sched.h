@@ -20,6 +20,7 @@
 #include <scxkit/topo_data.h>
 #include <scxkit/uei.h>
 
+struct bpf_map;
 struct bpf_object;
 struct btf;
 struct bpf_object_skeleton;
@@ -171,6 +172,18 @@ int scxk_ops_flags_translate(const struct btf *built, const struct btf *kernel, 
  * Return: 0 or a negative errno (logged).
  */
 int scxk_obj_resolve_ops_flags(struct bpf_object *obj, bool partial);
+
+/**
+ * scxk_map_elem_zero - overwrite element @key of the array @map with zeros
+ * @map: a loaded array map
+ * @key: the element
+ *
+ * Writing an element frees the bpf_timer it held, which is how a loader
+ * stops the timer of a scheduler it detached but keeps for a re-attach
+ * (scxk_sched.detach); ops.init() starts a fresh one.
+ * Return: 0 or a negative errno (not logged).
+ */
+int scxk_map_elem_zero(struct bpf_map *map, uint32_t key);
 
 /**
  * scxk_counters_read - sum the per-CPU BPF counters (scxk_stat_add) over CPUs

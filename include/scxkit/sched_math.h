@@ -122,4 +122,38 @@ static inline u64 scxk_clamp(u64 v, u64 lo, u64 hi)
 	return v > hi ? hi : v;
 }
 
+/** scxk_log2 - floor(log2(@v)) for @v >= 1, 0 for 0; loop-free for BPF */
+static inline u32 scxk_log2(u64 v)
+{
+	u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r;
+}
+
+/**
+ * scxk_log2_bucket - bucket of @v in a log2 histogram
+ * @v: the value
+ * @lo: bucket 1 starts at 2^@lo
+ * @nr: number of buckets (>= 1)
+ *
+ * Bucket 0 holds [0, 2^lo), bucket b holds [2^(lo+b-1), 2^(lo+b)), and the
+ * last one everything from 2^(lo+nr-2) up.
+ * Return: the bucket, < @nr.
+ */
+static inline u32 scxk_log2_bucket(u64 v, u32 lo, u32 nr)
+{
+	u32 b;
+
+	if (v < (1ULL << lo))
+		return 0;
+	b = scxk_log2(v) - lo + 1;
+	return b < nr - 1 ? b : nr - 1;
+}
+
 #endif /* __SCXKIT_SCHED_MATH_H */

@@ -16,7 +16,6 @@ extern struct scxk_topo_data scxk_topo SEC(".data.scxk_topo");
 /* Flags of scxk_pick_idle_cpu() */
 #define SCXK_IDLE_NO_CORE (1ULL << 0)  /* don't look for fully idle SMT cores first */
 #define SCXK_IDLE_LLC_ONLY (1ULL << 1) /* stay in prev_cpu's LLC */
-#define SCXK_IDLE_NODE_ONLY (1ULL << 2) /* stay in prev_cpu's NUMA node */
 
 /** scxk_topo_init - build the LLC and node cpumasks; call from ops.init() */
 s32 scxk_topo_init(void);
@@ -39,6 +38,22 @@ s32 scxk_topo_init(void);
 s32 scxk_pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 flags);
 
 /**
+ * scxk_pick_idle_cpu_unshared - scxk_pick_idle_cpu(@p, @prev_cpu, 0) for
+ * sleepable, preemptible programs (syscall programs)
+ *
+ * scxk_pick_idle_cpu() narrows a task's affinity through a per-CPU scratch
+ * mask, which a wakeup on the same CPU may rewrite in the middle of a
+ * sleepable program's search. Here tasks allowed everywhere search the LLC
+ * and node masks directly, as there; the others search their own affinity
+ * mask, giving up locality rather than correctness. Should the affinity
+ * shrink during the search, the CPU claimed may be outside it: the caller
+ * checks (libscxuser's drain_one() bounces such an answer).
+ *
+ * Return: the CPU, or -EBUSY when none is idle.
+ */
+s32 scxk_pick_idle_cpu_unshared(struct task_struct *p, s32 prev_cpu);
+
+/**
  * scxk_pick_idle_in - claim an idle CPU of @dom that @p may use
  * @pick_flags: SCX_PICK_IDLE_CORE to accept only CPUs of fully idle cores
  * Return: the CPU, or -EBUSY.
@@ -59,16 +74,23 @@ const struct cpumask *scxk_llc_cpumask(u32 llc);
 /** scxk_node_cpumask - CPUs of NUMA node @node (NULL before scxk_topo_init()) */
 const struct cpumask *scxk_node_cpumask(u32 node);
 
+/* Flags of scxk_dsq_create_topo(): which DSQs to create */
+enum scxk_dsq_topo_flags {
+	SCXK_DSQ_TOPO_CPU = 1U << 0,  /* SCXK_DSQ_CPU(cpu) for every possible CPU */
+	SCXK_DSQ_TOPO_NODE = 1U << 1, /* SCXK_DSQ_NODE(node) for every NUMA node */
+};
+
 /**
- * scxk_dsq_create_topo - create one DSQ per CPU, per LLC and/or per node
- * @percpu: create SCXK_DSQ_CPU(cpu) for every possible CPU
- * @perllc: create SCXK_DSQ_LLC(llc) for every LLC
- * @pernode: create SCXK_DSQ_NODE(node) for every node
+ * scxk_dsq_create_topo - create one DSQ per CPU and/or per NUMA node
+ * @flags: SCXK_DSQ_TOPO_* bits
  *
- * Each DSQ is allocated on the NUMA node of the CPUs it serves.
+ * Every DSQ is created with NUMA_NO_NODE (-1), so the kernel allocates it
+ * where it likes: the node ids in scxk_topo are dense indexes (folded
+ * modulo SCXK_MAX_NODES), not the kernel's node numbers, and passing one
+ * of them as a kernel node could name a node that does not exist.
  * Return: 0 or the kernel's negative errno.
  */
-s32 scxk_dsq_create_topo(bool percpu, bool perllc, bool pernode);
+s32 scxk_dsq_create_topo(u32 flags);
 
 /*
  * Indexes are masked, not compared: after a comparison the compiler may

@@ -36,6 +36,7 @@
  * task moves, and latency that is only as good as a vruntime order gives.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
 #include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -100,16 +101,7 @@ struct cpu_ctx {
 };
 SCXK_PERCPU_CTX(cpu_ctxs, struct cpu_ctx);
 
-struct mask_slot {
-	struct bpf_cpumask __kptr *mask;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BALANCE_MAX_DOMS);
-	__type(key, u32);
-	__type(value, struct mask_slot);
-} dom_masks SEC(".maps");
+SCXK_MASK_SLOTS(dom_masks, BALANCE_MAX_DOMS);
 
 /*
  * The tuner's sets as cpumasks: [node] and [SCXK_MAX_NODES] (every node)
@@ -117,12 +109,7 @@ struct {
  */
 #define GREEDY_ALL SCXK_MAX_NODES
 #define KICK_BASE (SCXK_MAX_NODES + 1)
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 * (SCXK_MAX_NODES + 1));
-	__type(key, u32);
-	__type(value, struct mask_slot);
-} greedy_masks SEC(".maps");
+SCXK_MASK_SLOTS(greedy_masks, 2 * (SCXK_MAX_NODES + 1));
 
 /* Sized to nr_doms * BALANCE_RING_SLOTS by the loader, which mmaps it. */
 struct {
@@ -150,9 +137,7 @@ static struct task_ctx *task_ctx(struct task_struct *p)
 
 static const struct cpumask *slot_cpumask(void *map, u32 idx)
 {
-	struct mask_slot *slot = bpf_map_lookup_elem(map, &idx);
-
-	return slot ? (const struct cpumask *)slot->mask : NULL;
+	return (const struct cpumask *)scxk_mask_slot_get(map, idx);
 }
 
 static const struct cpumask *dom_cpumask(u32 dom)
@@ -472,8 +457,8 @@ void BPF_STRUCT_OPS(balance_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	}
 	/* Nothing waits here: let prev run on with a fresh slice. */
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED)) {
-		prev->scx.slice = slice_ns;
+	if (scxk_prev_runnable(prev)) {
+		scxk_task_set_slice(prev, slice_ns);
 		scxk_stat_inc(BALANCE_STAT_KEEP);
 	}
 }
@@ -595,30 +580,6 @@ void BPF_STRUCT_OPS(balance_exit_task, struct task_struct *p, struct scx_exit_ta
 		e->pid = 0;
 }
 
-static s32 slot_fill(void *map, u32 idx, const volatile u64 *bits)
-{
-	struct mask_slot *slot = bpf_map_lookup_elem(map, &idx);
-	struct bpf_cpumask *mask;
-	u32 nr = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS);
-	s32 cpu;
-
-	if (!slot)
-		return -ENOENT;
-	mask = bpf_cpumask_create();
-	if (!mask)
-		return -ENOMEM;
-	if (bits) {
-		bpf_for(cpu, 0, nr) {
-			if (bits[((u32)cpu / 64) & (SCXK_MASK_WORDS - 1)] & (1ULL << (cpu & 63)))
-				bpf_cpumask_set_cpu(cpu, mask);
-		}
-	}
-	mask = bpf_kptr_xchg(&slot->mask, mask);
-	if (mask)
-		bpf_cpumask_release(mask);
-	return 0;
-}
-
 s32 BPF_STRUCT_OPS_SLEEPABLE(balance_init)
 {
 	s32 err;
@@ -628,16 +589,16 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(balance_init)
 		scxk_error("bad domain count %u", nr_doms);
 		return -EINVAL;
 	}
-	if ((err = scxk_topo_init()) || (err = scxk_dsq_create_topo(true, false, false)))
+	if ((err = scxk_topo_init()) || (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU)))
 		return err;
 	bpf_for(d, 0, nr_doms) {
-		if ((err = slot_fill(&dom_masks, d, dom_bits[DOM_IDX(d)])))
+		if ((err = scxk_mask_slot_new(&dom_masks, d, dom_bits[DOM_IDX(d)])))
 			return err;
 		if ((err = scx_bpf_create_dsq(d, -1)))
 			return err;
 	}
 	bpf_for(i, 0, 2 * (SCXK_MAX_NODES + 1)) {
-		if ((err = slot_fill(&greedy_masks, i, NULL)))
+		if ((err = scxk_mask_slot_new(&greedy_masks, i, NULL)))
 			return err;
 	}
 	return 0;
@@ -650,12 +611,8 @@ void BPF_STRUCT_OPS(balance_exit, struct scx_exit_info *ei)
 
 static void mask_assign(u32 idx, s32 cpu, bool set)
 {
-	struct mask_slot *slot = bpf_map_lookup_elem(&greedy_masks, &idx);
-	struct bpf_cpumask *m;
+	struct bpf_cpumask *m = scxk_mask_slot_get(&greedy_masks, idx);
 
-	if (!slot)
-		return;
-	m = slot->mask;
 	if (!m)
 		return;
 	if (set)

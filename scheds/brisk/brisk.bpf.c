@@ -27,6 +27,7 @@
  * contention point on very large single-node machines.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
 #include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -72,25 +73,9 @@ struct task_ctx {
 };
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
-struct cpu_ctx {
-	u64 curr_deadline; /* of the running task; ~0 when idle */
-	u64 busy_ns;	   /* running time in the current cpufreq window */
-	u64 window_start;
-	u32 perf_target;
-	u32 perf_set;	   /* the level last handed to scx_bpf_cpuperf_set() + 1 */
-	u32 running;	   /* 1 while a task runs here (summed for stats) */
-};
-SCXK_PERCPU_CTX(cpu_ctxs, struct cpu_ctx);
+SCXK_PERCPU_CTX(cpu_ctxs, struct brisk_cpu_ctx); /* the loader sums .running */
 
-struct primary_slot {
-	struct bpf_cpumask __kptr *mask;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct primary_slot);
-} primary_map SEC(".maps");
+SCXK_MASK_SLOTS(primary_map, 1);
 
 struct throttle_timer {
 	struct bpf_timer timer;
@@ -113,10 +98,7 @@ static struct task_ctx *task_ctx(struct task_struct *p)
 
 static const struct cpumask *primary_cpumask(void)
 {
-	u32 zero = 0;
-	struct primary_slot *slot = bpf_map_lookup_elem(&primary_map, &zero);
-
-	return slot ? (const struct cpumask *)slot->mask : NULL;
+	return (const struct cpumask *)scxk_mask_slot_get(&primary_map, 0);
 }
 
 static bool is_pcpu_task(const struct task_struct *p)
@@ -157,8 +139,8 @@ static u64 task_slice(struct task_struct *p, s32 cpu)
 	u64 s = brisk_slice(slice_max, slice_min, p->scx.weight, nr_waiting(cpu));
 
 	scxk_stat_inc(BRISK_STAT_SLICE_HIST +
-		      brisk_log2_bucket(s / SCXK_NSEC_PER_USEC, BRISK_SLICE_HIST_LO,
-					BRISK_HIST_BUCKETS));
+		      scxk_log2_bucket(s / SCXK_NSEC_PER_USEC, BRISK_SLICE_HIST_LO,
+				       BRISK_HIST_BUCKETS));
 	return s;
 }
 
@@ -234,7 +216,7 @@ s32 BPF_STRUCT_OPS(brisk_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 /* Preempt the task on @cpu for a waking interactive @p when it is clearly later. */
 static bool try_preempt(struct task_struct *p, u64 deadline, s32 cpu, u64 enq_flags)
 {
-	struct cpu_ctx *cctx;
+	struct brisk_cpu_ctx *cctx;
 
 	if (no_preempt || !(enq_flags & SCX_ENQ_WAKEUP) ||
 	    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
@@ -336,8 +318,8 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 
 	/* Nothing waits here: let prev run on, unless its core is contended. */
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && !smt_contended(prev, cpu)) {
-		prev->scx.slice = task_slice(prev, cpu);
+	if (scxk_prev_runnable(prev) && !smt_contended(prev, cpu)) {
+		scxk_task_set_slice(prev, task_slice(prev, cpu));
 		scxk_stat_inc(BRISK_STAT_KEEP);
 	}
 }
@@ -354,11 +336,11 @@ void BPF_STRUCT_OPS(brisk_runnable, struct task_struct *p, u64 enq_flags)
 	tctx->wakeup_freq = brisk_wakeup_freq(tctx->wakeup_freq, now - tctx->last_woke_at);
 	tctx->last_woke_at = now;
 	scxk_stat_inc(BRISK_STAT_FREQ_HIST +
-		      brisk_log2_bucket(tctx->wakeup_freq * 10, BRISK_FREQ_HIST_LO,
-					BRISK_HIST_BUCKETS));
+		      scxk_log2_bucket(tctx->wakeup_freq * 10, BRISK_FREQ_HIST_LO,
+				       BRISK_HIST_BUCKETS));
 }
 
-static void update_cpufreq(s32 cpu, struct cpu_ctx *cctx, u64 now)
+static void update_cpufreq(s32 cpu, struct brisk_cpu_ctx *cctx, u64 now)
 {
 	u32 perf;
 
@@ -390,7 +372,7 @@ static void update_cpufreq(s32 cpu, struct cpu_ctx *cctx, u64 now)
 void BPF_STRUCT_OPS(brisk_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = task_ctx(p);
-	struct cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
+	struct brisk_cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
 	u64 now = scxk_now();
 
 	if (tctx) {
@@ -408,7 +390,7 @@ void BPF_STRUCT_OPS(brisk_running, struct task_struct *p)
 void BPF_STRUCT_OPS(brisk_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = task_ctx(p);
-	struct cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
+	struct brisk_cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
 	u64 now = scxk_now(), ran;
 
 	if (cctx) {
@@ -469,39 +451,14 @@ static int throttle_timerfn(void *map, int *key, struct bpf_timer *timer)
 	return 0;
 }
 
-static s32 init_primary(void)
-{
-	struct bpf_cpumask *mask;
-	struct primary_slot *slot;
-	u32 zero = 0, nr = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS);
-	s32 cpu;
-
-	mask = bpf_cpumask_create();
-	if (!mask)
-		return -ENOMEM;
-	bpf_for(cpu, 0, nr) {
-		if (primary_bits[((u32)cpu / 64) & (SCXK_MASK_WORDS - 1)] & (1ULL << (cpu & 63)))
-			bpf_cpumask_set_cpu(cpu, mask);
-	}
-	slot = bpf_map_lookup_elem(&primary_map, &zero);
-	if (!slot) {
-		bpf_cpumask_release(mask);
-		return -ENOENT;
-	}
-	mask = bpf_kptr_xchg(&slot->mask, mask);
-	if (mask)
-		bpf_cpumask_release(mask);
-	return 0;
-}
-
 s32 BPF_STRUCT_OPS_SLEEPABLE(brisk_init)
 {
 	struct throttle_timer *t;
 	u32 zero = 0;
 	s32 err;
 
-	if ((err = scxk_topo_init()) || (err = init_primary()) ||
-	    (err = scxk_dsq_create_topo(true, false, true)))
+	if ((err = scxk_topo_init()) || (err = scxk_mask_slot_new(&primary_map, 0, primary_bits)) ||
+	    (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU | SCXK_DSQ_TOPO_NODE)))
 		return err;
 	if (throttle_ns) {
 		t = bpf_map_lookup_elem(&throttle_map, &zero);

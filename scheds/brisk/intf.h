@@ -36,4 +36,14 @@ enum brisk_cpufreq {
 	BRISK_CPUFREQ_AUTO, /* follows each CPU's busy ratio (-f) */
 };
 
+/* Per-CPU state (map cpu_ctxs); the loader reads .running for stats. */
+struct brisk_cpu_ctx {
+	u64 curr_deadline; /* of the running task; ~0 when idle */
+	u64 busy_ns;	   /* running time in the current cpufreq window */
+	u64 window_start;
+	u32 perf_target;
+	u32 perf_set;	   /* the level last handed to scx_bpf_cpuperf_set() + 1 */
+	u32 running;	   /* 1 while a task runs here (summed for stats) */
+};
+
 #endif /* __BRISK_INTF_H */

@@ -273,10 +273,7 @@ static uint64_t nr_running(struct bpf_object *obj)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, "cpu_ctxs");
 	int nr = libbpf_num_possible_cpus();
-	struct scxk_pcpu {
-		uint64_t curr_deadline, busy_ns, window_start;
-		uint32_t perf_target, perf_set, running, pad;
-	} *v;
+	struct brisk_cpu_ctx *v;
 	uint32_t zero = 0;
 	uint64_t sum = 0;
 
@@ -442,15 +439,10 @@ static int brisk_tick(struct scxk_run *run)
 static void brisk_detach(struct scxk_run *run)
 {
 	struct scx_brisk *skel = run->skel;
-	size_t size = bpf_map__value_size(skel->maps.throttle_map);
-	void *zero = calloc(1, size);
-	uint32_t key = 0;
 
 	qos_restore();
-	if (!zero || bpf_map__update_elem(skel->maps.throttle_map, &key, sizeof(key), zero, size,
-					  BPF_ANY))
+	if (scxk_map_elem_zero(skel->maps.throttle_map, 0))
 		scxk_warn("cannot stop the detached scheduler's throttle timer");
-	free(zero);
 }
 
 static void brisk_destroy(struct scxk_run *run)

@@ -193,16 +193,6 @@ static inline bool brisk_should_preempt(u64 deadline, u64 curr_deadline, u64 mar
 	return scxk_time_before(deadline + margin, curr_deadline);
 }
 
-/** brisk_log2_bucket - bucket of @v in a log2 histogram starting at 2^@lo */
-static inline u32 brisk_log2_bucket(u64 v, u32 lo, u32 nr)
-{
-	u32 b = 0;
-
-	while (b < nr - 1 && v >= (1ULL << (lo + b)))
-		b++;
-	return b;
-}
-
 /**
  * brisk_perf_target - cpufreq performance level (0..1024) from a CPU's busy
  * ratio: proportional, but full speed from 75% busy on, where a lower

@@ -29,6 +29,7 @@
  * criticality heuristics can misjudge workloads that are not chains.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
 #include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -123,15 +124,7 @@ SCXK_PERCPU_CTX(cpu_ctxs, struct cpu_ctx);
 #define MASK_BIG (2 * CADENCE_MAX_DOMS + 1)
 #define NR_MASKS (2 * CADENCE_MAX_DOMS + 2)
 
-struct mask_slot {
-	struct bpf_cpumask __kptr *mask;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, NR_MASKS);
-	__type(key, u32);
-	__type(value, struct mask_slot);
-} cpumasks SEC(".maps");
+SCXK_MASK_SLOTS(cpumasks, NR_MASKS);
 
 struct sys_timer {
 	struct bpf_timer timer;
@@ -191,9 +184,7 @@ static __always_inline struct task_ctx *task_ctx(struct task_struct *p)
 
 static __always_inline struct bpf_cpumask *mask_of(u32 idx)
 {
-	struct mask_slot *slot = bpf_map_lookup_elem(&cpumasks, &idx);
-
-	return slot ? slot->mask : NULL;
+	return scxk_mask_slot_get(&cpumasks, idx);
 }
 
 static u32 nr_cpu_ids_max(void)
@@ -693,8 +684,8 @@ void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 	if (nr_doms > 1 && steal(d, false))
 		return;
 	/* Nothing waits anywhere: prev keeps the CPU with a fresh slice. */
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx(prev)))
-		prev->scx.slice = task_slice(tctx);
+	if (scxk_prev_runnable(prev) && (tctx = task_ctx(prev)))
+		scxk_task_set_slice(prev, task_slice(tctx));
 }
 
 static void update_cpuperf(s32 cpu, struct cpu_ctx *c)
@@ -829,7 +820,7 @@ void BPF_STRUCT_OPS(cadence_tick, struct task_struct *p)
 	/* A more critical task waits on this CPU's queue: yield now. */
 	if (c->yield_req) {
 		c->yield_req = 0;
-		p->scx.slice = 0;
+		scxk_task_set_slice(p, 0);
 	}
 }
 
@@ -1179,25 +1170,6 @@ static int sys_timerfn(void *map, int *key, struct sys_timer *t)
 
 /* ---- initialisation ---- */
 
-static s32 new_mask(u32 idx)
-{
-	struct bpf_cpumask *mask, *old;
-	struct mask_slot *slot;
-
-	mask = bpf_cpumask_create();
-	if (!mask)
-		return -ENOMEM;
-	slot = bpf_map_lookup_elem(&cpumasks, &idx);
-	if (!slot) {
-		bpf_cpumask_release(mask);
-		return -ENOENT;
-	}
-	old = bpf_kptr_xchg(&slot->mask, mask);
-	if (old)
-		bpf_cpumask_release(old);
-	return 0;
-}
-
 static s32 init_masks(void)
 {
 	struct bpf_cpumask *m;
@@ -1205,12 +1177,12 @@ static s32 init_masks(void)
 	s32 err;
 
 	bpf_for(d, 0, NR_MASKS)
-		if ((err = new_mask(d)))
+		if ((err = scxk_mask_slot_new(&cpumasks, d, NULL)))
 			return err;
 	bpf_rcu_read_lock();
 	bpf_for(cpu, 0, nr) {
 		d = dom_of(cpu);
-		if (!(dom_bits[d][(cpu / 64) & (SCXK_MASK_WORDS - 1)] & (1ULL << (cpu & 63))))
+		if (!scxk_bits_test(dom_bits[d], cpu))
 			continue;
 		if ((m = mask_of(MASK_DOM(d))))
 			bpf_cpumask_set_cpu(cpu, m);
@@ -1233,7 +1205,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cadence_init)
 	s32 err;
 
 	if ((err = scxk_topo_init()) || (err = init_masks()) ||
-	    (err = scxk_dsq_create_topo(true, false, false)))
+	    (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU)))
 		return err;
 	bpf_for(d, 0, nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS)
 		if ((err = scx_bpf_create_dsq(d, dom_node[d & (CADENCE_MAX_DOMS - 1)])))

@@ -612,14 +612,9 @@ static int cadence_tick(struct scxk_run *run)
 static void cadence_detach(struct scxk_run *run)
 {
 	struct scx_cadence *skel = run->skel;
-	size_t size = bpf_map__value_size(skel->maps.sys_timer_map);
-	void *zero = calloc(1, size);
-	uint32_t key = 0;
 
-	if (!zero || bpf_map__update_elem(skel->maps.sys_timer_map, &key, sizeof(key), zero, size,
-					  BPF_ANY))
+	if (scxk_map_elem_zero(skel->maps.sys_timer_map, 0))
 		scxk_warn("cannot stop the detached scheduler's timer");
-	free(zero);
 }
 
 static void cadence_destroy(struct scxk_run *run)

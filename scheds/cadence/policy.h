@@ -81,20 +81,6 @@ enum cadence_power_mode {
 	CADENCE_NR_PM,
 };
 
-/** cadence_log2 - floor(log2(@v)) for @v >= 1, 0 for 0; loop-free for BPF */
-static inline u32 cadence_log2(u64 v)
-{
-	u32 r = 0;
-
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) r += 1;
-	return r;
-}
-
 /**
  * cadence_lat_cri - latency criticality of a task
  * @wait_freq: how often it sleeps waiting for something (per second)
@@ -116,7 +102,7 @@ static inline u64 cadence_lat_cri(u64 wait_freq, u64 wake_freq, u64 avg_runtime,
 	u64 run = avg_runtime < SCXK_NSEC_PER_SEC ? avg_runtime : SCXK_NSEC_PER_SEC;
 	u64 runtime_ft = (SCXK_NSEC_PER_SEC - run) / CADENCE_RUNTIME_STEP_NS + 1;
 	u64 weight_ft = (u64)weight * (1 + boost) + 1;
-	u64 s = cadence_log2(wait_ft * wake_ft) + cadence_log2(runtime_ft * weight_ft);
+	u64 s = scxk_log2(wait_ft * wake_ft) + scxk_log2(runtime_ft * weight_ft);
 
 	return s ? s * s : 1;
 }
@@ -369,7 +355,7 @@ static inline u64 cadence_perf_cri(u64 wait_freq, u64 wake_freq, u64 run_freq, u
 	/* CPU share in 1/1024: runs per second x time per run. */
 	u64 share = rf * run / (SCXK_NSEC_PER_SEC / CADENCE_SCALE);
 
-	return cadence_log2(wait_ft * wake_ft) + cadence_log2((share + 1) * (weight + 1));
+	return scxk_log2(wait_ft * wake_ft) + scxk_log2((share + 1) * (weight + 1));
 }
 
 /**

@@ -13,14 +13,7 @@
 /* Run-queue latency bucket of a wait of @wait_ns: 0 below 1 us, else 1 + log2(us). */
 static inline u32 strata_lat_bucket(u64 wait_ns)
 {
-	u64 us = wait_ns / SCXK_NSEC_PER_USEC;
-	u32 b = 0;
-
-	while (us && b < STRATA_LAT_BUCKETS - 1) {
-		us >>= 1;
-		b++;
-	}
-	return b;
+	return scxk_log2_bucket(wait_ns / SCXK_NSEC_PER_USEC, 0, STRATA_LAT_BUCKETS);
 }
 
 /*

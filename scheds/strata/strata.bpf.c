@@ -28,6 +28,7 @@
  * quality depends on the config: a layer confined too tightly runs slowly.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
 #include <scxkit/fault.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -74,15 +75,7 @@ static u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 /* Preemption looks at this many CPUs at most: bounded work in enqueue. */
 #define PREEMPT_SCAN_MAX 64
 
-struct mask_slot {
-	struct bpf_cpumask __kptr *mask;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, NR_MASKS);
-	__type(key, u32);
-	__type(value, struct mask_slot);
-} masks SEC(".maps");
+SCXK_MASK_SLOTS(masks, NR_MASKS);
 
 /* cgroup id -> bit per cgroup matcher that the cgroup's path satisfies (loader-filled) */
 struct {
@@ -139,9 +132,7 @@ static void lstat_add(u32 layer, u32 idx, u64 v)
 
 static const struct cpumask *mask_of(u32 idx)
 {
-	struct mask_slot *s = bpf_map_lookup_elem(&masks, &idx);
-
-	return s ? (const struct cpumask *)s->mask : NULL;
+	return (const struct cpumask *)scxk_mask_slot_get(&masks, idx);
 }
 
 /* Confined/Grouped layers that own no CPU yet behave as Open: their tasks must run. */
@@ -202,13 +193,10 @@ static void refresh_masks(void)
 	if (gen == old || __sync_val_compare_and_swap(&applied_gen, old, gen) != old)
 		return;
 	bpf_for(i, 0, NR_MASKS) {
-		struct mask_slot *s = bpf_map_lookup_elem(&masks, &i);
 		struct bpf_cpumask *m;
 
-		if (!s)
-			continue;
 		bpf_rcu_read_lock();
-		m = s->mask;
+		m = scxk_mask_slot_get(&masks, i);
 		if (m) {
 			bpf_for(cpu, 0, nr) {
 				u8 own = cpu_owner[SCXK_CPU_IDX(cpu)];
@@ -715,7 +703,7 @@ fallback:
 	if (consume(fb, STRATA_MAX_LAYERS, llc))
 		return;
 	/* Nothing waits: prev runs on if its layer may still use this CPU. */
-	if (!prev || !(prev->scx.flags & SCX_TASK_QUEUED) || !(tctx = task_ctx(prev)))
+	if (!scxk_prev_runnable(prev) || !(tctx = task_ctx(prev)))
 		return;
 	/*
 	 * A fallback task (custom affinity) runs on too. Returning without a
@@ -724,13 +712,13 @@ fallback:
 	 * only when an interrupt or antistall happened to come by.
 	 */
 	if (tctx->fallback) {
-		prev->scx.slice = slice_ns;
+		scxk_task_set_slice(prev, slice_ns);
 		return;
 	}
 	/* A task that never sleeps is only seen here: catch its renames. */
 	maybe_rematch(prev, tctx);
 	if (allowed_on(tctx->layer, cpu)) {
-		prev->scx.slice = layer_slice(tctx->layer);
+		scxk_task_set_slice(prev, layer_slice(tctx->layer));
 		lstat_add(tctx->layer, STRATA_LS_KEEP, 1);
 	}
 }
@@ -816,7 +804,7 @@ bool BPF_STRUCT_OPS(strata_yield, struct task_struct *from, struct task_struct *
 
 	if (to)
 		return false;
-	from->scx.slice = strata_yield_slice(from->scx.slice, pct);
+	scxk_task_set_slice(from, strata_yield_slice(from->scx.slice, pct));
 	if (tctx)
 		lstat_add(tctx->layer, STRATA_LS_YIELD, 1);
 	return false;
@@ -875,18 +863,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(strata_init)
 	if ((err = scxk_topo_init()))
 		return err;
 	bpf_for(i, 0, NR_MASKS) {
-		struct mask_slot *s = bpf_map_lookup_elem(&masks, &i);
-		struct bpf_cpumask *m = bpf_cpumask_create();
-
-		if (!m)
-			return -ENOMEM;
-		if (!s) {
-			bpf_cpumask_release(m);
-			return -ENOENT;
-		}
-		m = bpf_kptr_xchg(&s->mask, m);
-		if (m)
-			bpf_cpumask_release(m);
+		if ((err = scxk_mask_slot_new(&masks, i, NULL)))
+			return err;
 	}
 	bpf_for(llc, 0, nr_llcs) {
 		s32 node = -1;

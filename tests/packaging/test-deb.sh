@@ -12,7 +12,7 @@
 # zlib) are the host's, so the binaries run from the root as installed.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/tap.sh"
+. "$here/../lib/tap.sh"
 src=$1
 for t in dpkg-buildpackage dh lintian systemd-analyze; do
 	command -v $t >/dev/null || skip_all "$t missing (tools/setup installs it)"

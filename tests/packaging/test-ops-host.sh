@@ -7,7 +7,7 @@
 # everything that would load a scheduler must stop before the kernel.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/tap.sh"
+. "$here/../lib/tap.sh"
 src=$1
 build=$2
 scxctl=$build/scxctl/scxctl

@@ -9,26 +9,22 @@
 # task_struct.migration_disabled is read only by scxk_migration_disabled(),
 # which knows when the count includes the BPF program's own.
 # Prints TAP; exit 1 on a finding.
+. "$(dirname "$0")/../lib/tap.sh"
 top=${1:-.}
 cd "$top" || exit 2
-n=0
-fail=0
-report() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else
-	echo "not ok $n - $2"; fail=$((fail + 1)); fi; }
 
 bpf_files=$(ls scheds/*/*.bpf.c scheds/*/*.bpf.h common/*/*.bpf.c include/scxkit/*.bpf.h 2>/dev/null |
 	grep -v 'include/scxkit/compat.bpf.h')
 wrapped=$(sed -n 's/.*\b\(scx_bpf_[a-z_]*\)___scxk\b.*/\1/p' include/scxkit/compat.bpf.h |
 	sed 's/___v[0-9]*$//' | sort -u)
-[ -n "$wrapped" ] || { echo "not ok 1 - no wrapped kfuncs found in compat.bpf.h"; exit 1; }
+[ -n "$wrapped" ] || { _report 1 "no wrapped kfuncs found in compat.bpf.h"; done_testing; }
 for k in $wrapped; do
 	hits=$(grep -nE "\\b$k\\b *\\(|bpf_ksym_exists\\( *$k *\\)" $bpf_files 2>/dev/null)
-	report "$( [ -z "$hits" ]; echo $?)" "$k only through its compat wrapper"
+	_report "$( [ -z "$hits" ]; echo $?)" "$k only through its compat wrapper"
 	[ -z "$hits" ] || echo "$hits" | sed 's/^/#   /'
 done
 hits=$(grep -n 'migration_disabled\b' $bpf_files | grep -v 'include/scxkit/common.bpf.h' |
 	grep -vE 'scxk_migration_disabled|SCX_OPS_ENQ_MIGRATION_DISABLED|/?\*')
-report "$( [ -z "$hits" ]; echo $?)" "p->migration_disabled read only by scxk_migration_disabled()"
+_report "$( [ -z "$hits" ]; echo $?)" "p->migration_disabled read only by scxk_migration_disabled()"
 [ -z "$hits" ] || echo "$hits" | sed 's/^/#   /'
-echo "1..$n"
-[ $fail = 0 ]
+done_testing

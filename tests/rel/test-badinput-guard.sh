@@ -4,21 +4,13 @@
 # where it could attach: with a sched_ext directory present (faked through
 # SCXK_BADINPUT_SYSFS_EXTRA) and CAP_SYS_ADMIN it skips, before running the
 # binary even once. The binary here only leaves a mark when it runs.
+. "$(dirname "$0")/../lib/tap.sh"
 script=$1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/badinput-guard.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-is() { # DESC GOT WANT
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then echo "ok $n - $1"; else
-		fail=$((fail + 1)); echo "not ok $n - $1"; echo "#   got '$2', want '$3'"; fi
-}
-
 cap=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status 2>/dev/null)
 if [ -z "$cap" ] || [ $(((0x$cap >> 21) & 1)) != 1 ]; then
-	echo "1..0 # SKIP needs CAP_SYS_ADMIN: without it nothing can attach, so nothing to guard"
-	exit 77
+	skip_all "needs CAP_SYS_ADMIN: without it nothing can attach, so nothing to guard"
 fi
 mkdir "$tmp/sched_ext"
 printf '#!/bin/sh\ntouch "%s/ran"\nexit 0\n' "$tmp" >"$tmp/scx_fake"
@@ -39,5 +31,4 @@ if [ ! -d /sys/kernel/sched_ext ]; then
 	is "without a sched_ext directory the binary runs" \
 		"$([ -e "$tmp/ran" ] && echo ran || echo 'not run')" ran
 fi
-echo "1..$n"
-[ $fail = 0 ]
+done_testing

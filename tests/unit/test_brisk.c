@@ -182,12 +182,12 @@ static void test_preempt(void **state)
 static void test_buckets_and_perf(void **state)
 {
 	(void)state;
-	assert_int_equal(brisk_log2_bucket(0, 2, 8), 0);
-	assert_int_equal(brisk_log2_bucket(3, 2, 8), 0);
-	assert_int_equal(brisk_log2_bucket(4, 2, 8), 1);
-	assert_int_equal(brisk_log2_bucket(7, 2, 8), 1);
-	assert_int_equal(brisk_log2_bucket(8, 2, 8), 2);
-	assert_int_equal(brisk_log2_bucket(1ULL << 40, 2, 8), 7);
+	assert_int_equal(scxk_log2_bucket(0, 2, 8), 0);
+	assert_int_equal(scxk_log2_bucket(3, 2, 8), 0);
+	assert_int_equal(scxk_log2_bucket(4, 2, 8), 1);
+	assert_int_equal(scxk_log2_bucket(7, 2, 8), 1);
+	assert_int_equal(scxk_log2_bucket(8, 2, 8), 2);
+	assert_int_equal(scxk_log2_bucket(1ULL << 40, 2, 8), 7);
 	assert_int_equal(brisk_perf_target(0, 100), 0);
 	assert_int_equal(brisk_perf_target(50, 100), 512);
 	assert_int_equal(brisk_perf_target(75, 100), 1024);

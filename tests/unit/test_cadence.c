@@ -17,19 +17,6 @@
 #define MS SCXK_NSEC_PER_MSEC
 #define US SCXK_NSEC_PER_USEC
 
-static void test_log2(void **state)
-{
-	(void)state;
-	assert_int_equal(cadence_log2(0), 0);
-	assert_int_equal(cadence_log2(1), 0);
-	assert_int_equal(cadence_log2(2), 1);
-	assert_int_equal(cadence_log2(3), 1);
-	assert_int_equal(cadence_log2(1024), 10);
-	assert_int_equal(cadence_log2(1025), 10);
-	assert_int_equal(cadence_log2(~0ULL), 63);
-	assert_int_equal(cadence_log2(1ULL << 40), 40);
-}
-
 static void test_lat_cri_orders_chain_above_hog(void **state)
 {
 	u64 chain, hog, sleeper;
@@ -334,7 +321,6 @@ static void test_cpu_order_llc_and_node(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_log2),
 		cmocka_unit_test(test_lat_cri_orders_chain_above_hog),
 		cmocka_unit_test(test_lat_cri_inputs),
 		cmocka_unit_test(test_inherit),

@@ -94,12 +94,53 @@ static void test_clamp(void **state)
 	assert_int_equal(scxk_clamp(15, 30, 20), 20);
 }
 
+static void test_log2(void **state)
+{
+	static const struct {
+		u64 v;
+		u32 log2;
+	} cases[] = {{0, 0},	 {1, 0},     {2, 1},	  {3, 1},
+		     {1024, 10}, {1025, 10}, {~0ULL, 63}, {1ULL << 40, 40}};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(scxk_log2(cases[i].v), cases[i].log2);
+}
+
+/* The loops the schedulers had before scxk_log2_bucket(), as the reference. */
+static u32 bucket_by_loop(u64 v, u32 lo, u32 nr)
+{
+	u32 b = 0;
+
+	while (b < nr - 1 && v >= (1ULL << (lo + b)))
+		b++;
+	return b;
+}
+
+static void test_log2_bucket(void **state)
+{
+	static const u64 vals[] = {0,	1,   2,	  3,   4,     7,     8,		 127,
+				   128, 129, 255, 256, 16383, 16384, 1ULL << 20, ~0ULL};
+	static const u32 los[] = {0, 2, 7};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		for (unsigned int j = 0; j < sizeof(los) / sizeof(los[0]); j++)
+			for (u32 nr = 1; nr <= 16; nr++)
+				assert_int_equal(scxk_log2_bucket(vals[i], los[j], nr),
+						 bucket_by_loop(vals[i], los[j], nr));
+	assert_int_equal(scxk_log2_bucket(127, 7, 8), 0);
+	assert_int_equal(scxk_log2_bucket(128, 7, 8), 1);
+	assert_int_equal(scxk_log2_bucket(16384, 7, 8), 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_before_wraps), cmocka_unit_test(test_vtime_floor),
 		cmocka_unit_test(test_weight_scaling),	  cmocka_unit_test(test_ewma),
 		cmocka_unit_test(test_freq),		  cmocka_unit_test(test_clamp),
+		cmocka_unit_test(test_log2),		  cmocka_unit_test(test_log2_bucket),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

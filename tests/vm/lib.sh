@@ -5,54 +5,15 @@
 # whose status becomes the VM's exit status. Every helper that waits has a
 # bound, so a broken scheduler fails a check instead of hanging the run.
 
+. ./tap.sh # tests/lib/tap.sh, copied beside this file by vm-run
+
 SCX=/sys/kernel/sched_ext
-_n=0
-_fail=0
 SCHED_PID=
 SCHED_LOG=/tmp/sched.log
 
-diag() { echo "# $*"; }
-
-_report() { # STATUS DESC
-	_n=$((_n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $_n - $2"
-	else
-		echo "not ok $_n - $2"
-		_fail=$((_fail + 1))
-	fi
-}
-
-# check DESC CMD... : passes when CMD exits 0
-check() {
-	_d=$1; shift
-	"$@" >/tmp/check.out 2>&1
-	_rc=$?
-	_report $_rc "$_d"
-	[ $_rc = 0 ] || sed 's/^/#   /' /tmp/check.out | tail -n 20
-	return $_rc
-}
-
-# is DESC GOT WANT
-is() {
-	if [ "$2" = "$3" ]; then _report 0 "$1"; else
-		_report 1 "$1"; diag "  got '$2', want '$3'"; fi
-}
-
-# like DESC TEXT PATTERN (grep -E)
-like() {
-	if echo "$2" | grep -qE "$3"; then _report 0 "$1"; else
-		_report 1 "$1"; diag "  '$(echo "$2" | head -c 300)' does not match /$3/"; fi
-}
-
-skip_all() { echo "1..0 # SKIP $*"; exit 77; }
-
 done_testing() {
-	echo "1..$_n"
 	[ -n "$SCHED_PID" ] && kill -INT "$SCHED_PID" 2>/dev/null
-	[ $_fail = 0 ] && exit 0
-	diag "$_fail of $_n checks failed"
-	exit 1
+	tap_done
 }
 
 state() { cat $SCX/state 2>/dev/null || echo missing; }
@@ -131,6 +92,29 @@ cgroup_churn() {
 	return 0
 }
 
+# short_load SECONDS : CPU hogs, pipes and forks for SECONDS, then a short
+# hackbench: enough to take the code paths of one set of mode flags
+short_load() {
+	stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout "$1s" -q >/dev/null 2>&1
+	hackbench -g 2 -l 50 >/dev/null 2>&1
+}
+
+# mode_run NAME SECONDS FLAGS... : scx_NAME FLAGS attaches, stays attached
+# through short_load SECONDS and detaches with exit 0; one TAP line
+mode_run() {
+	_mr_name=$1 _mr_s=$2
+	shift 2
+	if start_sched scx_$_mr_name "$@"; then
+		short_load $_mr_s
+		_mr_alive=0; sched_alive || _mr_alive=1
+		stop_sched INT
+		is "$_mr_name $*: ran $_mr_s s of load and detached cleanly" "$_mr_alive/$SCHED_RC" "0/0"
+	else
+		_report 1 "$_mr_name $*: attaches"
+		stop_sched KILL
+	fi
+}
+
 # mixed_workload SECONDS : fork/exec, pipes, yield, affinity churn, nice
 # changes, cgroup moves and hackbench together; fails if any part fails.
 mixed_workload() {
@@ -187,6 +171,16 @@ fake_hybrid_sysfs() {
 	echo balanced >"$1/sys/firmware/acpi/platform_profile"
 }
 
+# use_fake_hybrid : the scenario runs on fake_hybrid_sysfs's tree, in $fake
+# and exported as SCX_SYSFS_PREFIX (skips without sched_ext or 8 vCPUs)
+use_fake_hybrid() {
+	[ -d $SCX ] || skip_all "kernel without sched_ext"
+	[ "$(nproc)" = 8 ] || skip_all "needs 8 vCPUs"
+	fake=/tmp/hybrid
+	fake_hybrid_sysfs $fake
+	export SCX_SYSFS_PREFIX=$fake
+}
+
 # stats_json BIN : one stats reading of the running scheduler, as key=value text
 stats_line() { timeout 10 "$1" --monitor 0.2 --monitor-count 1 2>/dev/null | tail -n 1; }
 
@@ -237,6 +231,21 @@ settle() {
 
 # The schedulers a scenario runs by default, and the flags each needs to start.
 ALL_SCHEDS="minimal brisk cadence balance relay strata"
+
+# need_sched NAME : skip the scenario unless the kernel has sched_ext and
+# scx_NAME is in this build; sets bin
+need_sched() {
+	bin=scx_$1
+	[ -d $SCX ] || skip_all "kernel without sched_ext"
+	command -v "$bin" >/dev/null || skip_all "$bin not in this build"
+}
+
+# have_sched NAME : in a loop over schedulers, whether scx_NAME is in this
+# build (says so when not); sets bin
+have_sched() {
+	bin=scx_$1
+	command -v $bin >/dev/null || { diag "SKIP $1: $bin not in this build"; return 1; }
+}
 sched_flags() { [ "$1" = strata ] && echo --run-example; return 0; }
 
 # placements NAME LINE : the scheduler's count of tasks it placed (ran
@@ -284,13 +293,40 @@ off_ext() { ! on_ext "$1"; }
 cpu_ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null; }
 # last_cpu PID : the CPU the task last ran on
 last_cpu() { awk '{print $39}' /proc/$1/stat 2>/dev/null; }
-# uptime_cs : uptime in 1/100 s, the unit of cpu_ticks (USER_HZ is 100 on x86)
-uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
+# uptime_cs : uptime in 1/100 s, the unit of cpu_ticks (USER_HZ is 100 on x86);
+# no fork, for polling loops ("12.08" -> 1208: the 0 stripped, not octal)
+uptime_cs() {
+	read _u _i </proc/uptime
+	_f=${_u#*.}
+	echo $((${_u%.*} * 100 + ${_f#0}))
+}
 
 # spin CPU : start a busy loop pinned to CPU in the background; SPIN_PID is its pid
 spin() {
 	taskset -c "$1" sh -c 'while :; do :; done' &
 	SPIN_PID=$!
+}
+
+# runs_on NAME CPU... : a busy task pinned to each CPU is on ext, gains
+# CPU time and last ran on that CPU
+runs_on() {
+	_who=$1; shift
+	_pids=
+	for _c in "$@"; do spin $_c; _pids="$_pids $SPIN_PID"; done
+	sleep 0.5
+	_i=0
+	for _c in "$@"; do
+		_i=$((_i + 1))
+		_p=$(echo $_pids | cut -d' ' -f$_i)
+		check "$_who: the task pinned to CPU $_c is on ext" wait_for 30 on_ext $_p
+		_a=$(cpu_ticks $_p)
+		sleep 0.5
+		_b=$(cpu_ticks $_p)
+		check "$_who: and runs ($_a -> $_b ticks)" [ "$_b" -gt "$_a" ]
+		is "$_who: on CPU $_c" "$(last_cpu $_p)" $_c
+	done
+	kill $_pids
+	wait $_pids 2>/dev/null
 }
 
 # cpu_share PID SECONDS : the task's CPU time over the next SECONDS, in

@@ -40,16 +40,7 @@ is "state back to disabled" "$(state)" disabled
 # attach with a short load (a BPF load costs ~10 s under TCG).
 for flags in "-f -k -b --perf 512" "--no-load-balance -g 0 -D 50 -K 50" \
 	"-r --greedy-threshold-x-numa 1 -u 5000 -o 500 -I 0.05 -i 0.3 -l 0.3"; do
-	if start_sched scx_balance $flags; then
-		stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout 3s -q >/dev/null 2>&1
-		hackbench -g 2 -l 50 >/dev/null 2>&1
-		alive=0; sched_alive || alive=1
-		stop_sched INT; rc=$SCHED_RC
-		is "balance $flags: ran 3 s of load and detached cleanly" "$alive/$rc" "0/0"
-	else
-		_report 1 "balance $flags: attaches"
-		stop_sched KILL
-	fi
+	mode_run balance 3 $flags
 done
 
 check "attaches again" start_sched scx_balance

@@ -13,8 +13,7 @@ echo 1 >/proc/sys/kernel/sysrq
 diag "schedulers: $scheds; kernel $(uname -r)"
 
 for name in $scheds; do
-	bin=scx_$name
-	command -v $bin >/dev/null || { diag "SKIP $name: $bin not in this build"; continue; }
+	have_sched $name || continue
 	check "$name: attaches" start_sched $bin $(sched_flags $name) || continue
 	seq0=$(cat $SCX/enable_seq)
 	spin 0

@@ -15,30 +15,15 @@ diag "schedulers: $scheds; $ncpu CPUs, kernel $(uname -r)"
 probe="0 $WORD_BITS $((ncpu - 1))"
 
 for name in $scheds; do
-	bin=scx_$name
-	command -v $bin >/dev/null || { diag "SKIP $name: $bin not in this build"; continue; }
+	have_sched $name || continue
 	check "$name: attaches" start_sched $bin $(sched_flags $name) || continue
 	stress-ng --cpu 8 --timeout 3s -q &
 	hogs=$!
 	sleep 1
 	d=$(sched_decisions $name)
 	check "$name: places tasks ($d decisions)" [ "${d:-0}" -gt 0 ]
-	pids=
-	for c in $probe; do spin $c; pids="$pids $SPIN_PID"; done
-	sleep 1
-	i=0
-	for c in $probe; do
-		i=$((i + 1))
-		p=$(echo $pids | cut -d' ' -f$i)
-		check "$name: the task pinned to CPU $c is on ext" wait_for 20 on_ext $p
-		a=$(cpu_ticks $p)
-		sleep 0.5
-		b=$(cpu_ticks $p)
-		check "$name: and runs ($a -> $b ticks)" [ "$b" -gt "$a" ]
-		is "$name: on CPU $c" "$(last_cpu $p)" $c
-	done
-	kill $pids
-	wait $pids $hogs 2>/dev/null
+	runs_on $name $probe
+	wait $hogs 2>/dev/null
 	check "$name: still attached" sched_alive
 	stop_sched INT
 	is "$name: detaches with exit 0" "$SCHED_RC" 0

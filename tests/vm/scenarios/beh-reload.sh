@@ -45,8 +45,7 @@ objects_back() { [ "$(nr_progs)" = "$progs0" ] && [ "$(nr_maps)" = "$maps0" ]; }
 
 # ---- attach during a fork storm --------------------------------------------
 for name in $scheds; do
-	bin=scx_$name
-	command -v $bin >/dev/null || { diag "SKIP $name: $bin not in this build"; continue; }
+	have_sched $name || continue
 	stress-ng --fork 4 --timeout 12s --metrics-brief >/tmp/fork.log 2>&1 &
 	storm=$!
 	sleep 1

@@ -19,8 +19,7 @@ diag "schedulers: $scheds; CPU $cpu, window ${WINDOW_S}s, kernel $(uname -r)"
 diag "ext DL server on CPU $cpu: runtime $(cat /sys/kernel/debug/sched/ext_server/cpu$cpu/runtime 2>/dev/null) ns per $(cat /sys/kernel/debug/sched/ext_server/cpu$cpu/period 2>/dev/null) ns"
 
 for name in $scheds; do
-	bin=scx_$name
-	command -v $bin >/dev/null || { diag "SKIP $name: $bin not in this build"; continue; }
+	have_sched $name || continue
 	check "$name: attaches" start_sched $bin $(sched_flags $name) || continue
 	spin $cpu
 	ext=$SPIN_PID

@@ -18,28 +18,6 @@ diag "schedulers: $scheds; $ncpu CPUs, kernel $(uname -r)"
 
 online() { echo "$2" >/sys/devices/system/cpu/cpu$1/online; }
 
-# runs_on NAME CPU... : a busy task pinned to each CPU is on ext, gains
-# CPU time and last ran on that CPU
-runs_on() {
-	_who=$1; shift
-	_pids=
-	for _c in "$@"; do spin $_c; _pids="$_pids $SPIN_PID"; done
-	sleep 0.5
-	_i=0
-	for _c in "$@"; do
-		_i=$((_i + 1))
-		_p=$(echo $_pids | cut -d' ' -f$_i)
-		check "$_who: the task pinned to CPU $_c is on ext" wait_for 30 on_ext $_p
-		_a=$(cpu_ticks $_p)
-		sleep 0.5
-		_b=$(cpu_ticks $_p)
-		check "$_who: and runs ($_a -> $_b ticks)" [ "$_b" -gt "$_a" ]
-		is "$_who: on CPU $_c" "$(last_cpu $_p)" $_c
-	done
-	kill $_pids
-	wait $_pids 2>/dev/null
-}
-
 # moves NAME : the scheduler's counters move under a short load
 moves() {
 	stress-ng --cpu "$ncpu" --timeout 3s -q &
@@ -51,8 +29,7 @@ moves() {
 }
 
 for name in $scheds; do
-	bin=scx_$name
-	command -v $bin >/dev/null || { diag "SKIP $name: $bin not in this build"; continue; }
+	have_sched $name || continue
 	flags=$(sched_flags $name)
 
 	# ---- the last CPU offline at start, online later ----

@@ -3,11 +3,7 @@
 # the performance/powersave domains pick the right cores, "-m auto" follows
 # the power profile live, -I goes through the same tree, nothing ejects.
 . ./lib.sh
-[ -d $SCX ] || skip_all "kernel without sched_ext"
-[ "$(nproc)" = 8 ] || skip_all "needs 8 vCPUs"
-fake=/tmp/hybrid
-fake_hybrid_sysfs $fake
-export SCX_SYSFS_PREFIX=$fake
+use_fake_hybrid
 
 check "attaches with -m performance" start_sched scx_brisk -m performance
 line=$(stats_line scx_brisk)

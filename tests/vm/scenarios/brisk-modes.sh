@@ -29,16 +29,7 @@ stop_sched INT
 for flags in "-p" "-k" "-w" "-S" "-t 500" "-f" "-m performance" "-m powersave" \
 	"-m turbo" "-m all" "-m 0-3" "-m 0xc" "--disable-smt" "--disable-numa" \
 	"--no-preempt" "-s 20000 -L 1000 -l 5000"; do
-	if start_sched scx_brisk $flags; then
-		stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout 4s -q >/dev/null 2>&1
-		hackbench -g 2 -l 50 >/dev/null 2>&1
-		alive=0; sched_alive || alive=1
-		stop_sched INT; rc=$SCHED_RC
-		is "brisk $flags: ran 4 s of load and detached cleanly" "$alive/$rc" "0/0"
-	else
-		_report 1 "brisk $flags: attaches"
-		stop_sched KILL
-	fi
+	mode_run brisk 4 $flags
 done
 
 # -I sets each CPU's resume-latency QoS and restores it on exit.

@@ -4,11 +4,7 @@
 # powersave mode, --autopower following live power-profile switches, and
 # the time share of each mode in the stats.
 . ./lib.sh
-[ -d $SCX ] || skip_all "kernel without sched_ext"
-[ "$(nproc)" = 8 ] || skip_all "needs 8 vCPUs"
-fake=/tmp/hybrid
-fake_hybrid_sysfs $fake
-export SCX_SYSFS_PREFIX=$fake
+use_fake_hybrid
 
 # on_big PID SECONDS: how many of 10 samples per second found PID on CPUs 0-3
 on_big() {

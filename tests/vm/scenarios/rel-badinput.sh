@@ -26,6 +26,9 @@
 # Without --strict the script refuses (exit 77) when /sys/kernel/sched_ext
 # exists and it has CAP_SYS_ADMIN; SCXK_BADINPUT_SYSFS_EXTRA names one more
 # directory treated the same way, for the test of this guard.
+# tap.sh is beside the scenarios' folder in the VM, in tests/lib on the host.
+_here=$(dirname "$0")
+if [ -f "$_here/../tap.sh" ]; then . "$_here/../tap.sh"; else . "$_here/../../lib/tap.sh"; fi
 strict=
 [ "$1" = --strict ] && { strict=1; shift; }
 bin=$1
@@ -33,8 +36,7 @@ bin=$1
 case $bin in */*) bin=$(cd "$(dirname "$bin")" && pwd)/${bin##*/} ;; esac
 [ -n "$bin" ] || { echo "usage: rel-badinput.sh [--strict] BINARY" >&2; exit 2; }
 if ! command -v "$bin" >/dev/null 2>&1 && [ ! -x "$bin" ]; then
-	echo "1..0 # SKIP $bin not found"
-	exit 77
+	skip_all "$bin not found"
 fi
 prog=${bin##*/}
 
@@ -47,19 +49,12 @@ can_attach() {
 if [ -z "$strict" ]; then
 	for d in /sys/kernel/sched_ext ${SCXK_BADINPUT_SYSFS_EXTRA:-}; do
 		if [ -d "$d" ] && can_attach; then
-			echo "1..0 # SKIP $d exists and $prog could attach here: run it in the VM (--strict)"
-			exit 77
+			skip_all "$d exists and $prog could attach here: run it in the VM (--strict)"
 		fi
 	done
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/badinput.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
-
 # expect_usage DESC OPTNAME ARGS... : exit 2, message names OPTNAME, no crash
 expect_usage() {
 	_d=$1 _o=$2
@@ -203,6 +198,5 @@ expect_usage "unknown short option" "-Z" -Z
 expect_usage "stray positional argument" "stray" stray
 expect_usage "--stats and --monitor together" "monitor" --stats 1 --monitor 1
 
-echo "1..$n"
-[ $fail = 0 ] || { echo "# $fail of $n checks failed"; exit 1; }
+done_testing
 exit 0

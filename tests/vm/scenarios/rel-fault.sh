@@ -21,9 +21,7 @@ sigstop=${2:-survive}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] && shift
 flags="$*"
-bin=scx_$name
-[ -d $SCX ] || skip_all "kernel without sched_ext"
-command -v "$bin" >/dev/null || skip_all "$bin not in this build"
+need_sched $name
 ncpu=$(nproc)
 # Short watchdog so that stalls show within seconds (the kernel's default is 30 s).
 timeout_ms=3000

@@ -21,9 +21,7 @@ known_slow=
 name=${1:-minimal}
 [ $# -gt 0 ] && shift
 flags="$*"
-bin=scx_$name
-[ -d $SCX ] || skip_all "kernel without sched_ext"
-command -v "$bin" >/dev/null || skip_all "$bin not in this build"
+need_sched $name
 ncpu=$(nproc)
 [ "$ncpu" -ge 3 ] || skip_all "needs 3 CPUs or more (CPU 0 takes the RT hog, the last goes offline)"
 online=/sys/devices/system/cpu/cpu$((ncpu - 1))/online
@@ -39,24 +37,8 @@ bound_cs=200
 cycles=5
 # Resident memory a loader may gain over $cycles cycles (allocator slack).
 rss_slack_kb=1024
-# Counters whose sum grows whenever the scheduler places tasks.
-case $name in
-minimal) ctr="local global" ;;
-brisk) ctr="direct percpu node kthread" ;;
-cadence) ctr=nr_sched ;;
-balance) ctr=total ;;
-strata) ctr="fb_enq fb_local rematch" ;;
-relay) ctr="nr_user_dispatches nr_kernel_dispatches" ;;
-*) ctr= ;;
-esac
 diag "$bin $flags on $ncpu CPUs, kernel $(uname -r), hotplug in place: ${inplace:-no}"
 
-# up_cs : uptime in centiseconds ("12.08" -> 1208; the 0 stripped, not octal)
-up_cs() {
-	read _u _i </proc/uptime
-	_f=${_u#*.}
-	echo $((${_u%.*} * 100 + ${_f#0}))
-}
 restarts() { grep -c "restarting in-process" $SCHED_LOG; }
 # restarted_since N : the loader logged more than N restarts (says how many if not)
 restarted_since() {
@@ -116,8 +98,8 @@ left=0
 echo 0 >$online
 if [ -n "$inplace" ]; then
 	# Watch the state the whole time the CPU is off, and then after online=1.
-	_t=$(($(up_cs) + 100))
-	while [ "$(up_cs)" -lt $_t ]; do state_is enabled || left=1; sleep 0.05; done
+	_t=$(($(uptime_cs) + 100))
+	while [ "$(uptime_cs)" -lt $_t ]; do state_is enabled || left=1; sleep 0.05; done
 else
 	wait_for 60 restarted_since $r0
 	check "offline: the loader restarted in-process" restarted_since $r0
@@ -125,9 +107,9 @@ else
 fi
 seq1=$(seq_now)
 echo 1 >$online
-t0=$(up_cs)
+t0=$(uptime_cs)
 if [ -n "$inplace" ]; then
-	while [ $(($(up_cs) - t0)) -lt $bound_cs ]; do state_is enabled || left=1; sleep 0.05; done
+	while [ $(($(uptime_cs) - t0)) -lt $bound_cs ]; do state_is enabled || left=1; sleep 0.05; done
 	is "in place: state 'enabled' at every 50 ms poll through offline and online" $left 0
 	is "in place: enable_seq unchanged" "$(seq_now)" "$seq0"
 	is "in place: the loader never restarted" "$(restarts)" "$r0"
@@ -137,8 +119,8 @@ else
 	# Attached again = enable_seq moved past the offline restart and enabled.
 	t1=
 	_end=$((t0 + 6000))
-	while [ "$(up_cs)" -lt $_end ]; do
-		if [ "$(seq_now)" -gt "$seq1" ] && state_is enabled; then t1=$(up_cs); break; fi
+	while [ "$(uptime_cs)" -lt $_end ]; do
+		if [ "$(seq_now)" -gt "$seq1" ] && state_is enabled; then t1=$(uptime_cs); break; fi
 		sleep 0.05
 	done
 	check "online: attached again" [ -n "$t1" ]
@@ -152,12 +134,14 @@ else
 	grep "re-attached" $SCHED_LOG | tail -n 2 | sed 's/^/# /'
 fi
 check "still attached, same loader" sched_alive
-if [ -n "$ctr" ]; then
+# The placement counters (lib.sh's placements) of a scheduler it knows.
+case " $ALL_SCHEDS " in
+*" $name "*)
 	line=$(timeout 10 $bin --monitor 1 --monitor-count 2 2>/dev/null | tail -n 1)
-	_v=0
-	for _k in $ctr; do _x=$(stat_of "$line" $_k); _v=$((_v + ${_x:-0})); done
-	check "counters move after the hotplug ($ctr: $_v in 1 s)" [ "$_v" -gt 0 ]
-fi
+	_v=$(placements "$name" "$line") || _v=0
+	check "counters move after the hotplug (placements: $_v in 1 s)" [ "$_v" -gt 0 ]
+	;;
+esac
 
 # ---- repeated cycles: no leak in the loader ----
 fd0=$(fds)

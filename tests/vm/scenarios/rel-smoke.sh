@@ -9,15 +9,13 @@
 name=${1:-minimal}
 [ $# -gt 0 ] && shift
 flags="$*"
-bin=scx_$name
+need_sched $name
 # scx_strata cannot start without a layer config: the smoke uses its own.
 [ -z "$flags" ] && [ "$name" = strata ] && flags=--run-example
 # The verifier's budget per program (BPF_COMPLEXITY_LIMIT_INSNS) and the
 # share of it we accept before calling a program too close to the edge.
 insn_limit=1000000
 insn_max=$((insn_limit * 9 / 10))
-[ -d $SCX ] || skip_all "kernel without sched_ext"
-command -v "$bin" >/dev/null || skip_all "$bin not in this build"
 kver=$(uname -r)
 diag "$bin $flags on $(nproc) CPUs, kernel $kver"
 

@@ -15,9 +15,7 @@
 name=${1:-minimal}
 [ $# -gt 0 ] && shift
 flags="$*"
-bin=scx_$name
-[ -d $SCX ] || skip_all "kernel without sched_ext"
-command -v "$bin" >/dev/null || skip_all "$bin not in this build"
+need_sched $name
 ncpu=$(nproc)
 hogs=$((8 * ncpu))
 sock=/run/rel-$name/stats

@@ -68,8 +68,7 @@ is "state back to disabled" "$(state)" disabled
 if [ "$which" = relay ]; then
 	for flags in "-l" "-s 5000 -S 500"; do
 		if start_sched scx_relay $flags; then
-			stress-ng --cpu "$(nproc)" --pipe 2 --fork 1 --timeout 4s -q >/dev/null 2>&1
-			hackbench -g 2 -l 50 >/dev/null 2>&1
+			short_load 4
 			alive=0; sched_alive || { alive=1; sed 's/^/#   /' $SCHED_LOG | grep -A8 EXIT | head -n 12; }
 			pf=$(stat_of "$(stats_line scx_relay)" nr_page_faults)
 			stop_sched INT; rc=$SCHED_RC
