@@ -379,14 +379,23 @@ void BPF_STRUCT_OPS(scxu_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	/*
-	 * A task that may run only on a CPU a higher class holds gets that
-	 * CPU through the ext DL server alone, which stops for good if its
-	 * pick ever comes up empty, as it would while the task makes the
-	 * round trip: the kernel side keeps it on that CPU instead (an EXT
-	 * task beside an RT hog got 0% of the CPU; the DL server's 5% bar).
+	 * On a CPU a higher class holds, ext runs only through the ext DL
+	 * server, which stops for good if its pick ever comes up empty while
+	 * the CPU still counts ext tasks: as it would while one of them makes
+	 * the round trip. Such a task stays where that CPU's dispatch finds
+	 * it: on its local DSQ if it may run nowhere else (an EXT task beside
+	 * an RT hog got 0% of the CPU; the DL server's bar is 5%), else on
+	 * the shared DSQ, where an idle CPU takes it (a per-CPU kworker
+	 * starved 30 s beside an RT hog under a fork storm).
 	 */
-	if (scxk_task_pinned(p) && scxk_higher_class_runnable(scx_bpf_task_cpu(p))) {
-		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+	if (scxk_higher_class_runnable(scx_bpf_task_cpu(p))) {
+		if (scxk_task_pinned(p)) {
+			scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		} else {
+			scxk_dsq_insert_vtime(p, SCXU_DSQ_SHARED, slice_ns, bpf_ktime_get_ns(),
+					      enq_flags);
+			kick_for(p, -1);
+		}
 		scxk_stat_inc(SCXU_CNT_KERNEL_DISPATCHES);
 		return;
 	}
@@ -506,23 +515,33 @@ void BPF_STRUCT_OPS(scxu_dispatch, s32 cpu, struct task_struct *prev)
 }
 
 /*
- * A pinned task running through the ext DL server (a higher class holds its
- * CPU) must not reach the end of its slice while nothing else waits here:
- * with SCX_OPS_ENQ_LAST the kernel then finds nothing to run, and the DL
+ * A task running through the ext DL server (a higher class holds its CPU)
+ * must not reach the end of its slice while nothing else waits: with
+ * SCX_OPS_ENQ_LAST the kernel then finds nothing to run, and the DL
  * server's empty pick stops it for good (see scxk_higher_class_runnable()).
- * Refilled, the task runs until the server's budget ends, keeps the head of
- * the local DSQ and gets the next budget; a task queued here meanwhile
- * stops the refills and takes its turn.
+ * Refilled, the task runs until the server's budget ends; a task queued
+ * meanwhile stops the refills and takes its turn.
  */
 void BPF_STRUCT_OPS(scxu_tick, struct task_struct *p)
 {
 	s32 cpu;
 
-	if (is_usersched(p) || !scxk_task_pinned(p))
+	if (is_usersched(p))
 		return;
 	cpu = scx_bpf_task_cpu(p);
-	if (scxk_higher_class_runnable(cpu) && !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu))
+	if (scxk_higher_class_runnable(cpu) && !scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu) &&
+	    !scx_bpf_dsq_nr_queued(SCXU_DSQ_SHARED))
 		scxk_task_set_slice(p, slice_ns);
+}
+
+/*
+ * A higher class took this CPU: the tasks on its local DSQ go back through
+ * enqueue, which keeps the pinned ones here and puts the others where an
+ * idle CPU takes them, instead of a wait for the DL server's next budget.
+ */
+void BPF_STRUCT_OPS(scxu_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
+{
+	scxk_reenqueue_local();
 }
 
 void BPF_STRUCT_OPS(scxu_runnable, struct task_struct *p, u64 enq_flags)
@@ -705,6 +724,7 @@ SCXK_OPS_DEFINE(scxu_ops,
 		.enqueue = (void *)scxu_enqueue,
 		.dispatch = (void *)scxu_dispatch,
 		.tick = (void *)scxu_tick,
+		.cpu_release = (void *)scxu_cpu_release,
 		.runnable = (void *)scxu_runnable,
 		.running = (void *)scxu_running,
 		.stopping = (void *)scxu_stopping,
