@@ -90,8 +90,23 @@ static void count_ids(const struct scxk_sched_stats *st, unsigned int *nr_counte
 		      unsigned int *nr_values)
 {
 	*nr_counters = *nr_values = 0;
-	for (size_t i = 0; i < st->nr_fields; i++)
-		(*(scxk_stat_is_counter(&st->fields[i]) ? nr_counters : nr_values))++;
+	for (size_t i = 0; i < st->nr_fields; i++) {
+		if (scxk_stat_is_counter(&st->fields[i]))
+			(*nr_counters)++;
+		else
+			(*nr_values)++;
+	}
+}
+
+/* What the socket server and --help-stats see of @st. */
+static struct scxk_stats_ops ops_of(const struct scxk_sched_stats *st)
+{
+	return (struct scxk_stats_ops){
+		.name = st->name,
+		.desc = st->desc,
+		.fields = st->fields,
+		.nr_fields = st->nr_fields,
+	};
 }
 
 int scxk_sched_stats_start(struct scxk_run *run, struct scxk_sched_stats_server **out)
@@ -111,16 +126,11 @@ int scxk_sched_stats_start(struct scxk_run *run, struct scxk_sched_stats_server 
 		return -ENOMEM;
 	g->run = run;
 	g->has_counters = nr_counters > 0;
-	g->ops = (struct scxk_stats_ops){
-		.name = st->name,
-		.desc = st->desc,
-		.fields = st->fields,
-		.nr_fields = st->nr_fields,
-		.open = client_open,
-		.close = client_close,
-		.collect = collect,
-		.arg = g,
-	};
+	g->ops = ops_of(st);
+	g->ops.open = client_open;
+	g->ops.close = client_close;
+	g->ops.collect = collect;
+	g->ops.arg = g;
 	if ((err = scxk_stats_server_start(&g->srv, run->common.stats_path, &g->ops))) {
 		free(g);
 		return err;
@@ -139,12 +149,7 @@ void scxk_sched_stats_stop(struct scxk_sched_stats_server *g)
 
 void scxk_sched_stats_print_meta(const struct scxk_sched_stats *st, FILE *out)
 {
-	struct scxk_stats_ops ops = {
-		.name = st->name,
-		.desc = st->desc,
-		.fields = st->fields,
-		.nr_fields = st->nr_fields,
-	};
+	struct scxk_stats_ops ops = ops_of(st);
 
 	scxk_stats_print_meta(&ops, out);
 }
