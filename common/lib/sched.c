@@ -537,7 +537,7 @@ static void print_stats(struct scxk_run *run, struct scxk_stats_client **client)
 static int run_once(struct scxk_run *run)
 {
 	const struct scxk_sched *s = run->sched;
-	struct scxk_stats_server *srv = NULL;
+	struct scxk_sched_stats_server *srv = NULL;
 	struct scxk_stats_client *client = NULL;
 	struct timespec last_tick, last_stats, now;
 	bool restart = false, reused, attached_ok = false, hotplug_race = false;
@@ -567,7 +567,7 @@ static int run_once(struct scxk_run *run)
 		restart = hotplug_race = true;
 	}
 
-	if (s->stats && (err = scxk_stats_server_start(&srv, run->common.stats_path, s->stats)))
+	if (s->stats && (err = scxk_sched_stats_start(run, &srv)))
 		scxk_warn("stats are unavailable (%s)", strerror(-err));
 	if (!restart && s->attached && (err = s->attached(run)))
 		goto detach;
@@ -603,7 +603,7 @@ detach:
 				      (run->uei->exit_code & SCXK_ECODE_ACT_RESTART))))
 		restart_begin();
 	scxk_stats_client_close(client);
-	scxk_stats_server_stop(srv);
+	scxk_sched_stats_stop(srv);
 	bpf_link__destroy(run->link);
 	run->link = NULL;
 	if (restart && !exit_req) {
@@ -654,7 +654,7 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 		return SCXK_EXIT_USAGE;
 	if (run.common.help_stats) {
 		if (s->stats)
-			scxk_stats_print_meta(s->stats, stdout);
+			scxk_sched_stats_print_meta(s->stats, stdout);
 		return SCXK_EXIT_OK;
 	}
 	sigaction(SIGINT, &sa, NULL);

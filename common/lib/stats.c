@@ -29,6 +29,7 @@
 
 #include <scxkit/log.h>
 #include <scxkit/stats.h>
+#include <scxkit/stats_ids.h>
 
 #define OUT_MAX	   (1 << 20) /* queued response bytes per client */
 #define POLL_TICK_MS 500	     /* how often stall deadlines are checked */
@@ -56,6 +57,99 @@ const char *scxk_stats_type_name(enum scxk_stat_type type)
 	return "?";
 }
 
+const char *scxk_stats_field_desc(const struct scxk_stat_desc *f, char *buf, size_t len)
+{
+	if (!f->unit || !*f->unit)
+		return f->desc ? f->desc : "";
+	snprintf(buf, len, "%s (%s)", f->desc ? f->desc : "", f->unit);
+	return buf;
+}
+
+/* snake_case: lower-case letters, digits and '_', starting with a letter */
+static bool snake_case(const char *s)
+{
+	if (!s || !(*s >= 'a' && *s <= 'z'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+int scxk_stats_check_fields(const struct scxk_stat_desc *fields, size_t n, unsigned int nr_counters,
+			    unsigned int nr_values, const char **why, int *bad)
+{
+	uint64_t counters = 0, values = 0; /* ids seen, one bit each */
+	size_t i, j;
+
+	*bad = -1;
+	if (nr_counters > SCXK_MAX_COUNTERS || nr_values > 64) {
+		*why = "more counters than SCXK_MAX_COUNTERS, or more than 64 values";
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		const struct scxk_stat_desc *f = &fields[i];
+		uint64_t *seen = scxk_stat_is_counter(f) ? &counters : &values;
+		unsigned int nr = scxk_stat_is_counter(f) ? nr_counters : nr_values;
+
+		*bad = (int)i;
+		if (!snake_case(f->name)) {
+			*why = "a name is empty or not snake_case";
+			return -EINVAL;
+		}
+		if (!f->desc || !*f->desc) {
+			*why = "a stat has no help text";
+			return -EINVAL;
+		}
+		if (f->id >= nr || (*seen & (1ULL << f->id))) {
+			*why = "an id is out of its enum's range or used twice";
+			return -EINVAL;
+		}
+		*seen |= 1ULL << f->id;
+		for (j = 0; j < i; j++)
+			if (!strcmp(fields[j].name, f->name)) {
+				*why = "a name is used twice";
+				return -EINVAL;
+			}
+	}
+	*bad = -1;
+	if (counters != (nr_counters == 64 ? ~0ULL : (1ULL << nr_counters) - 1) ||
+	    values != (nr_values == 64 ? ~0ULL : (1ULL << nr_values) - 1)) {
+		*why = "the enum has ids the table lacks";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int scxk_stats_set(struct scxk_stats_read *r, unsigned int id, json_t *v)
+{
+	const struct scxk_stat_desc *f = NULL;
+	bool ok;
+	size_t i;
+
+	for (i = 0; i < r->nr_fields && !f; i++)
+		if (r->fields[i].kind == SCXK_STAT_KIND_VAL && r->fields[i].id == id)
+			f = &r->fields[i];
+	if (!v)
+		return f ? 0 : -ENOENT;
+	switch (f ? f->type : SCXK_STAT_STRING) {
+	case SCXK_STAT_U64:
+	case SCXK_STAT_I64:
+		ok = json_is_integer(v);
+		break;
+	case SCXK_STAT_FLOAT:
+		ok = json_is_real(v);
+		break;
+	default:
+		ok = !json_is_number(v);
+	}
+	if (!f || !ok) {
+		json_decref(v);
+		return f ? -EINVAL : -ENOENT;
+	}
+	return json_object_set_new(r->out, f->name, v) ? -ENOMEM : 0;
+}
+
 json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops)
 {
 	json_t *meta = json_object(), *st, *fields;
@@ -70,10 +164,14 @@ json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops)
 	fields = json_object_get(st, "fields");
 	for (i = 0; i < ops->nr_fields; i++) {
 		const struct scxk_stat_desc *f = &ops->fields[i];
-		json_t *fj = json_pack("{s:s,s:s,s:s}", "name", f->name, "desc",
-				       f->desc ? f->desc : "", "datum",
-				       scxk_stats_type_name(f->type));
+		char buf[256];
+		json_t *fj;
 
+		if (!scxk_stat_served(f))
+			continue;
+		fj = json_pack("{s:s,s:s,s:s}", "name", f->name, "desc",
+			       scxk_stats_field_desc(f, buf, sizeof(buf)), "datum",
+			       scxk_stats_type_name(f->type));
 		if (!fj || json_object_set_new(fields, f->name, fj))
 			goto err;
 	}
@@ -97,6 +195,8 @@ static json_t *order_fields(const struct scxk_stats_ops *ops, json_t *raw)
 	if (!out)
 		return NULL;
 	for (i = 0; i < ops->nr_fields; i++) {
+		if (!scxk_stat_served(&ops->fields[i]))
+			continue;
 		v = json_object_get(raw, ops->fields[i].name);
 		if (v && json_object_set(out, ops->fields[i].name, v))
 			goto err;

@@ -393,11 +393,15 @@ void scxk_stats_print_meta(const struct scxk_stats_ops *ops, FILE *out)
 	for (i = 0; i < ops->nr_fields; i++) {
 		int len = (int)strlen(ops->fields[i].name);
 
-		if (len > width)
+		if (len > width && scxk_stat_served(&ops->fields[i]))
 			width = len;
 	}
-	for (i = 0; i < ops->nr_fields; i++)
-		fprintf(out, "%-*s  %-6s  %s\n", width, ops->fields[i].name,
-			scxk_stats_type_name(ops->fields[i].type),
-			ops->fields[i].desc ? ops->fields[i].desc : "");
+	for (i = 0; i < ops->nr_fields; i++) {
+		char buf[256];
+
+		if (scxk_stat_served(&ops->fields[i]))
+			fprintf(out, "%-*s  %-6s  %s\n", width, ops->fields[i].name,
+				scxk_stats_type_name(ops->fields[i].type),
+				scxk_stats_field_desc(&ops->fields[i], buf, sizeof(buf)));
+	}
 }

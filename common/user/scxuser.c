@@ -556,86 +556,53 @@ static void hook_destroy(struct scxk_run *run)
 
 /* ---- stats ------------------------------------------------------------- */
 
-static const struct scxk_stat_desc lib_fields[] = {
-	{"nr_queued", SCXK_STAT_U64, "tasks waiting in the ring for the user-space scheduler"},
-	{"nr_scheduled", SCXK_STAT_U64, "tasks the user-space scheduler holds back"},
-	{"nr_waiting", SCXK_STAT_U64, "dispatched tasks waiting in the shared queue"},
-	{"nr_user_dispatches", SCXK_STAT_U64, "decisions taken in user space (since attach)"},
-	{"nr_kernel_dispatches", SCXK_STAT_U64,
-	 "decisions taken in BPF: idle CPU on wakeup, per-CPU kthread, last task"},
-	{"nr_cancel_dispatches", SCXK_STAT_U64, "stale answers dropped (task queued again)"},
-	{"nr_bounce_dispatches", SCXK_STAT_U64, "answers naming a CPU the task may not use"},
-	{"nr_failed_dispatches", SCXK_STAT_U64, "answers for tasks that were gone"},
-	{"nr_sched_congested", SCXK_STAT_U64, "tasks queued in BPF because the ring was full"},
-	{"nr_heartbeats", SCXK_STAT_U64, "heartbeat kicks that found work pending"},
-	{"nr_sched_preempts", SCXK_STAT_U64,
-	 "busy CPUs preempted to run the scheduling thread (every CPU busy, work queued)"},
-	{"nr_sched_preempts_deferred", SCXK_STAT_U64,
-	 "of those, preemptions the rate limit postponed to a timer"},
-	{"nr_slice_clamped", SCXK_STAT_U64,
-	 "answers whose slice was outside [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] and was clamped"},
-	{"hotplug", SCXK_STAT_U64, "CPUs gone offline or online, handled without a restart"},
-	{"nr_page_faults", SCXK_STAT_U64, "page faults of the scheduler process since start-up"},
-	{"events_per_s", SCXK_STAT_FLOAT,
-	 "tasks handled by the user-space side per second since this client's previous read"},
-};
+static const struct scxk_stat_desc lib_fields[] = {SCXU_STATS(SCXK_STAT_DESC)};
 #define NR_LIB_FIELDS (sizeof(lib_fields) / sizeof(lib_fields[0]))
 
+/* A client's previous read, for events_per_s. */
 struct stats_state {
 	uint64_t dequeued, ts;
 };
 
-static void *stats_open(void *arg)
+/* The counters are served by libscxkit; the values are set here, then the scheduler's. */
+static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 {
-	return calloc(1, sizeof(struct stats_state));
-}
-
-static void stats_close(void *state, void *arg)
-{
-	free(state);
-}
-
-static int stats_collect(json_t *out, void *state, void *arg)
-{
+	struct scxk_stats_read own = *r, sched = *r;
 	struct scxu *u = &the_scxu;
-	struct stats_state *st = state;
+	struct stats_state *st = r->state;
 	struct scxu_counters c;
 	uint64_t now = scxu_now_ns();
 	double rate = 0;
 	int err;
 
+	(void)run;
 	if ((err = scxu_counters_read(u, &c)))
 		return err;
 	if (st->ts && now > st->ts)
 		rate = (c.dequeued - st->dequeued) * 1e9 / (double)(now - st->ts);
 	st->dequeued = c.dequeued;
 	st->ts = now;
-	json_object_set_new(out, "nr_queued", json_integer(scxu_nr_queued(u)));
-	json_object_set_new(out, "nr_scheduled", json_integer(c.nr_scheduled));
-	json_object_set_new(out, "nr_waiting", json_integer(scxu_nr_waiting(u)));
-	json_object_set_new(out, "nr_user_dispatches", json_integer(c.user_dispatches));
-	json_object_set_new(out, "nr_kernel_dispatches", json_integer(c.kernel_dispatches));
-	json_object_set_new(out, "nr_cancel_dispatches", json_integer(c.cancel_dispatches));
-	json_object_set_new(out, "nr_bounce_dispatches", json_integer(c.bounce_dispatches));
-	json_object_set_new(out, "nr_failed_dispatches", json_integer(c.failed_dispatches));
-	json_object_set_new(out, "nr_sched_congested", json_integer(c.congested));
-	json_object_set_new(out, "nr_heartbeats", json_integer(c.heartbeats));
-	json_object_set_new(out, "nr_sched_preempts", json_integer(c.sched_preempts));
-	json_object_set_new(out, "nr_sched_preempts_deferred",
-			    json_integer(c.sched_preempts_deferred));
-	json_object_set_new(out, "nr_slice_clamped", json_integer(c.slice_clamped));
-	json_object_set_new(out, "hotplug", json_integer(c.hotplug));
-	json_object_set_new(out, "nr_page_faults", json_integer(c.page_faults));
-	json_object_set_new(out, "events_per_s", json_real(rate));
-	return u->s->collect ? u->s->collect(u, out) : 0;
+	own.fields = lib_fields;
+	own.nr_fields = NR_LIB_FIELDS;
+	scxk_stats_set_u64(&own, SCXU_NR_QUEUED, scxu_nr_queued(u));
+	scxk_stats_set_u64(&own, SCXU_NR_SCHEDULED, c.nr_scheduled);
+	scxk_stats_set_u64(&own, SCXU_NR_WAITING, scxu_nr_waiting(u));
+	scxk_stats_set_u64(&own, SCXU_NR_PAGE_FAULTS, c.page_faults);
+	scxk_stats_set_real(&own, SCXU_EVENTS_PER_S, rate);
+	if (!u->s->collect)
+		return 0;
+	sched.fields = u->s->stats;
+	sched.nr_fields = u->s->nr_stats;
+	sched.state = NULL;
+	return u->s->collect(u, &sched);
 }
 
 int scxu_main(const struct scxu_sched *s, int argc, char **argv)
 {
-	static struct scxk_stats_ops stats;
+	static struct scxk_sched_stats stats;
 	static struct scxk_sched ks;
 	struct scxk_stat_desc *fields;
-	size_t n = NR_LIB_FIELDS + s->nr_stats;
+	size_t n = NR_LIB_FIELDS + s->nr_stats, i;
 
 	if (!s->name || !s->cli || !s->schedule)
 		return scxk_err(SCXK_EXIT_USAGE, "scxu_main: name, cli and schedule are required");
@@ -644,15 +611,17 @@ int scxu_main(const struct scxu_sched *s, int argc, char **argv)
 	if (!fields)
 		return 1;
 	memcpy(fields, lib_fields, sizeof(lib_fields));
-	if (s->nr_stats)
-		memcpy(fields + NR_LIB_FIELDS, s->stats, s->nr_stats * sizeof(*fields));
-	stats = (struct scxk_stats_ops){
+	/* The scheduler's value ids follow the library's in the joint table. */
+	for (i = 0; i < s->nr_stats; i++) {
+		fields[NR_LIB_FIELDS + i] = s->stats[i];
+		fields[NR_LIB_FIELDS + i].id += SCXU_NR_VALUES;
+	}
+	stats = (struct scxk_sched_stats){
 		.name = "Metrics",
 		.desc = s->cli->prog,
 		.fields = fields,
 		.nr_fields = n,
-		.open = stats_open,
-		.close = stats_close,
+		.state_size = sizeof(struct stats_state),
 		.collect = stats_collect,
 	};
 	ks = (struct scxk_sched){

@@ -13,7 +13,9 @@
 #define __SCXKIT_SCHED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <scxkit/cli.h>
 #include <scxkit/stats_ids.h>
@@ -26,7 +28,9 @@ struct btf;
 struct bpf_object_skeleton;
 struct bpf_link;
 struct scxk_topo;
-struct scxk_stats_ops;
+struct scxk_stat_desc;
+struct scxk_stats_read;
+struct scxk_sched_stats_server;
 struct scxk_run;
 
 #define SCXK_TICK_RESTART 1
@@ -66,7 +70,29 @@ struct scxk_sched {
 	 */
 	void (*detach)(struct scxk_run *run);
 	/* The stats this scheduler serves on its socket (optional). */
-	const struct scxk_stats_ops *stats;
+	const struct scxk_sched_stats *stats;
+};
+
+/*
+ * The stats a scheduler serves: its table, which is the stats list of its
+ * intf.h expanded with SCXK_STAT_DESC (scxkit/stats_ids.h), and a hook for
+ * the values (VAL) only the scheduler can compute. libscxkit does the rest:
+ * it sums the BPF counters, keeps each client's previous read, serves CNT
+ * fields as deltas and TOT fields as totals, and answers stats_meta.
+ */
+struct scxk_sched_stats {
+	const char *name; /* the struct name in stats_meta, e.g. "Metrics" */
+	const char *desc; /* one line about it */
+	const struct scxk_stat_desc *fields;
+	size_t nr_fields;
+	size_t state_size; /* the scheduler's own state per client (r->state); 0 for none */
+	/*
+	 * Optional: set the VAL fields with scxk_stats_set*(); r->delta holds
+	 * the counters' deltas for values derived from them. 0 or -errno (the
+	 * response's errno). Runs on the stats thread, so anything it shares
+	 * with the main thread needs its own locking.
+	 */
+	int (*collect)(struct scxk_run *run, struct scxk_stats_read *r);
 };
 
 struct scxk_run {
@@ -87,13 +113,12 @@ struct scxk_run {
  * SCXK_SKEL_OPEN - define a scheduler's .open hook for its bpftool skeleton
  * @fn: the hook's name
  * @skel_t: the skeleton's type, e.g. scx_minimal (bpftool gen skeleton)
- * @keep: a variable that receives the run, for the stats callbacks
  *
  * Every scheduler opens its skeleton and records it in the run the same
  * way; only the skeleton's type differs, and that is a name, so this is a
  * macro. It needs <scxkit/log.h> for scxk_err().
  */
-#define SCXK_SKEL_OPEN(fn, skel_t, keep)                                            \
+#define SCXK_SKEL_OPEN(fn, skel_t)                                                  \
 	static int fn(struct scxk_run *run)                                         \
 	{                                                                           \
 		struct skel_t *skel = skel_t##__open();                             \
@@ -103,7 +128,6 @@ struct scxk_run {
 		run->skel = skel;                                                   \
 		run->obj = skel->obj;                                               \
 		run->skeleton = skel->skeleton;                                     \
-		(keep) = run;                                                       \
 		return 0;                                                           \
 	}
 
@@ -192,6 +216,23 @@ int scxk_map_elem_zero(struct bpf_map *map, uint32_t key);
  * Return: 0 or a negative errno.
  */
 int scxk_counters_read(struct bpf_object *obj, uint64_t out[SCXK_MAX_COUNTERS]);
+
+/**
+ * scxk_sched_stats_start - serve @run's stats (run->sched->stats) on its socket
+ * @run: the attached run; must outlive the server
+ * @out: set to the server on success
+ *
+ * Checks the table first (scxk_stats_check_fields()), so a broken one is
+ * reported instead of served.
+ * Return: 0 or a negative errno (as scxk_stats_server_start()).
+ */
+int scxk_sched_stats_start(struct scxk_run *run, struct scxk_sched_stats_server **out);
+
+/** scxk_sched_stats_stop - stop a server from scxk_sched_stats_start() (NULL is fine) */
+void scxk_sched_stats_stop(struct scxk_sched_stats_server *srv);
+
+/** scxk_sched_stats_print_meta - --help-stats: one line per served field of @st */
+void scxk_sched_stats_print_meta(const struct scxk_sched_stats *st, FILE *out);
 
 /** scxk_exiting - true once SIGINT/SIGTERM arrived (for long ticks) */
 bool scxk_exiting(void);

@@ -13,7 +13,9 @@
 #define __SCXKIT_STATS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -32,16 +34,47 @@ enum scxk_stat_type {
 	SCXK_STAT_STRING, /* "string" */
 };
 
+/* Where a field's value comes from (the kinds of scxkit/stats_ids.h). */
+enum scxk_stat_kind {
+	SCXK_STAT_KIND_VAL, /* set by collect(); the default */
+	SCXK_STAT_KIND_CNT, /* BPF counter id, served as its delta since the client's last read */
+	SCXK_STAT_KIND_TOT, /* BPF counter id, served as its total since attach */
+	SCXK_STAT_KIND_RAW, /* BPF counter id, not served (neither in stats nor in the meta) */
+};
+
 struct scxk_stat_desc {
 	const char *name; /* JSON key, snake_case */
 	enum scxk_stat_type type;
 	const char *desc; /* one line for --help-stats and stats_meta */
+	const char *unit; /* NULL or "" for none; else described as "desc (unit)" */
+	enum scxk_stat_kind kind;
+	unsigned int id; /* the counter's or the value's enumerator */
 };
+
+/*
+ * SCXK_STAT_DESC - expand a scheduler's stats list (scxkit/stats_ids.h)
+ * into table entries:
+ *	static const struct scxk_stat_desc fields[] = { MINIMAL_STATS(SCXK_STAT_DESC) };
+ */
+#define SCXK_STAT_DESC(kind, id, name, type, unit, help)                                           \
+	{name, SCXK_STAT_##type, help, unit, SCXK_STAT_KIND_##kind, id},
+
+/** scxk_stat_served - true if @f is served (in stats and stats_meta) */
+static inline bool scxk_stat_served(const struct scxk_stat_desc *f)
+{
+	return f->kind != SCXK_STAT_KIND_RAW;
+}
+
+/** scxk_stat_is_counter - true if @f names a BPF counter (its id indexes the counters) */
+static inline bool scxk_stat_is_counter(const struct scxk_stat_desc *f)
+{
+	return f->kind != SCXK_STAT_KIND_VAL;
+}
 
 struct scxk_stats_ops {
 	const char *name; /* struct name in stats_meta, e.g. "Metrics" */
 	const char *desc;
-	const struct scxk_stat_desc *fields;
+	const struct scxk_stat_desc *fields; /* RAW ones are skipped */
 	size_t nr_fields;
 	/*
 	 * Per-connection state (both optional), so a scheduler can report
@@ -209,5 +242,82 @@ json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops);
 
 /** scxk_stats_type_name - "u64", "i64", "float" or "string"; "?" if unknown */
 const char *scxk_stats_type_name(enum scxk_stat_type type);
+
+/**
+ * scxk_stats_field_desc - @f's description as clients see it: "desc (unit)"
+ * @f: the field
+ * @buf: room for the result, if @f has a unit
+ * @len: size of @buf
+ *
+ * Return: @f->desc itself when there is no unit, else @buf (cut to fit).
+ */
+const char *scxk_stats_field_desc(const struct scxk_stat_desc *f, char *buf, size_t len);
+
+/**
+ * scxk_stats_check_fields - check a stats table built from a stats list
+ * @fields: the table
+ * @n: its length
+ * @nr_counters: the list's counter enum count (e.g. MINIMAL_NR_STATS)
+ * @nr_values: its value enum count (e.g. MINIMAL_NR_VALUES)
+ * @why: set to a static message naming the fault, on failure
+ * @bad: set to the index of the offending field, or -1
+ *
+ * Served names must be unique, non-empty snake_case; every field needs
+ * help text; counter ids must be 0..@nr_counters-1 once each (at most
+ * SCXK_MAX_COUNTERS), value ids 0..@nr_values-1 once each.
+ *
+ * Return: 0, or -EINVAL with *@why and *@bad set.
+ */
+int scxk_stats_check_fields(const struct scxk_stat_desc *fields, size_t n, unsigned int nr_counters,
+			    unsigned int nr_values, const char **why, int *bad);
+
+/**
+ * struct scxk_stats_read - one stats request as a scheduler's collect() sees it
+ * @out: the response object; counters (CNT, TOT) are already in it
+ * @delta: per counter id, its change since this client's previous read
+ * @total: per counter id, its total since attach
+ * @state: this client's own state (state_size bytes, zeroed at connect), or NULL
+ * @fields: the table whose value ids the scxk_stats_set*() helpers take
+ * @nr_fields: its length
+ */
+struct scxk_stats_read {
+	json_t *out;
+	const uint64_t *delta;
+	const uint64_t *total;
+	void *state;
+	const struct scxk_stat_desc *fields;
+	size_t nr_fields;
+};
+
+/**
+ * scxk_stats_set - set value @id (a VAL of @r's table) to @v in the response
+ * @r: the request
+ * @id: the value's enumerator
+ * @v: the value, a new reference that this call takes; NULL leaves the field
+ *     out (json_real() of a NaN or infinity)
+ *
+ * Return: 0, -ENOENT if @id is no value of the table, -EINVAL if @v does not
+ * match the declared type (integers for U64/I64, reals for FLOAT; a STRING
+ * field may also carry a nested object or array).
+ */
+int scxk_stats_set(struct scxk_stats_read *r, unsigned int id, json_t *v);
+
+/** scxk_stats_set_u64 - scxk_stats_set() of an integer */
+static inline int scxk_stats_set_u64(struct scxk_stats_read *r, unsigned int id, uint64_t v)
+{
+	return scxk_stats_set(r, id, json_integer((json_int_t)v));
+}
+
+/** scxk_stats_set_real - scxk_stats_set() of a real */
+static inline int scxk_stats_set_real(struct scxk_stats_read *r, unsigned int id, double v)
+{
+	return scxk_stats_set(r, id, json_real(v));
+}
+
+/** scxk_stats_set_str - scxk_stats_set() of a string */
+static inline int scxk_stats_set_str(struct scxk_stats_read *r, unsigned int id, const char *v)
+{
+	return scxk_stats_set(r, id, json_string(v));
+}
 
 #endif /* __SCXKIT_STATS_H */

@@ -92,11 +92,17 @@ struct scxu_sched {
 	 * then detaches it and the binary exits 1).
 	 */
 	int (*schedule)(struct scxu *u);
-	/* Extra stats beside the library's own (optional). */
+	/*
+	 * Extra stats after the library's own (optional): VAL fields only,
+	 * the table of a stats list (scxkit/stats_ids.h).
+	 */
 	const struct scxk_stat_desc *stats;
 	size_t nr_stats;
-	/* Fill the extra stats; runs on the stats thread, read-only. */
-	int (*collect)(struct scxu *u, json_t *out);
+	/*
+	 * Set the extra stats with scxk_stats_set*() and the ids of that
+	 * list; runs on the stats thread, read-only.
+	 */
+	int (*collect)(struct scxu *u, struct scxk_stats_read *r);
 };
 
 /**

@@ -9,6 +9,7 @@
 #ifndef __SCXUSER_WIRE_H
 #define __SCXUSER_WIRE_H
 
+#include <scxkit/stats_ids.h>
 #include <scxkit/types.h>
 
 /*
@@ -75,22 +76,51 @@ struct scxu_dispatch {
 	u64 enq_cnt; /* from struct scxu_task */
 };
 
-/* Counters of the BPF side (per-CPU, summed by user space). */
-enum scxu_counter {
-	SCXU_CNT_USER_DISPATCHES,   /* answers from user space inserted */
-	SCXU_CNT_KERNEL_DISPATCHES, /* decided in BPF: idle CPU, per-CPU kthread, last task, pinned under a higher class */
-	SCXU_CNT_CANCEL_DISPATCHES, /* stale answers dropped (task queued again since) */
-	SCXU_CNT_BOUNCE_DISPATCHES, /* answer named a CPU the task may not use */
-	SCXU_CNT_FAILED_DISPATCHES, /* task gone or the kernel refused the insertion */
-	SCXU_CNT_CONGESTED,	    /* queued ring full: task went to the shared queue */
-	SCXU_CNT_QUEUED,	    /* tasks sent to user space */
-	SCXU_CNT_HEARTBEATS,	    /* heartbeat kicks that found work pending */
-	SCXU_CNT_SCHED_PREEMPTS,    /* CPUs preempted for the scheduling thread */
-	SCXU_CNT_SCHED_PREEMPTS_DEFERRED, /* of those, by the timer the rate limit armed */
-	SCXU_CNT_SLICE_CLAMPED,	    /* answers whose slice was out of bounds */
-	SCXU_CNT_HOTPLUG,	    /* CPUs gone offline or online, handled in place */
-	SCXU_NR_COUNTERS,
-};
+/*
+ * The library's stats, one line each, in the order clients see them
+ * (columns: scxkit/stats_ids.h); a scheduler's own follow. The counters are
+ * the BPF side's (per-CPU, summed by user space), served as totals since
+ * attach; the VALs are set by libscxuser's loader.
+ */
+#define SCXU_STATS(S)                                                                              \
+	S(VAL, SCXU_NR_QUEUED, "nr_queued", U64, "",                                               \
+	  "tasks waiting in the ring for the user-space scheduler")                                \
+	S(VAL, SCXU_NR_SCHEDULED, "nr_scheduled", U64, "",                                         \
+	  "tasks the user-space scheduler holds back")                                             \
+	S(VAL, SCXU_NR_WAITING, "nr_waiting", U64, "",                                             \
+	  "dispatched tasks waiting in the shared queue")                                          \
+	S(TOT, SCXU_CNT_USER_DISPATCHES, "nr_user_dispatches", U64, "",                            \
+	  "decisions taken in user space (since attach)")                                          \
+	S(TOT, SCXU_CNT_KERNEL_DISPATCHES, "nr_kernel_dispatches", U64, "",                        \
+	  "decisions taken in BPF: idle CPU on wakeup, per-CPU kthread, last task, "              \
+	  "a CPU a higher class holds")                                                            \
+	S(TOT, SCXU_CNT_CANCEL_DISPATCHES, "nr_cancel_dispatches", U64, "",                        \
+	  "stale answers dropped (task queued again)")                                             \
+	S(TOT, SCXU_CNT_BOUNCE_DISPATCHES, "nr_bounce_dispatches", U64, "",                        \
+	  "answers naming a CPU the task may not use")                                             \
+	S(TOT, SCXU_CNT_FAILED_DISPATCHES, "nr_failed_dispatches", U64, "",                        \
+	  "answers for tasks that were gone")                                                      \
+	S(TOT, SCXU_CNT_CONGESTED, "nr_sched_congested", U64, "",                                  \
+	  "tasks queued in BPF because the ring was full")                                         \
+	S(RAW, SCXU_CNT_QUEUED, "queued", U64, "", "tasks sent to user space")                     \
+	S(TOT, SCXU_CNT_HEARTBEATS, "nr_heartbeats", U64, "",                                      \
+	  "heartbeat kicks that found work pending")                                               \
+	S(TOT, SCXU_CNT_SCHED_PREEMPTS, "nr_sched_preempts", U64, "",                              \
+	  "busy CPUs preempted to run the scheduling thread (every CPU busy, work queued)")        \
+	S(TOT, SCXU_CNT_SCHED_PREEMPTS_DEFERRED, "nr_sched_preempts_deferred", U64, "",            \
+	  "of those, preemptions the rate limit postponed to a timer")                             \
+	S(TOT, SCXU_CNT_SLICE_CLAMPED, "nr_slice_clamped", U64, "",                                \
+	  "answers whose slice was outside [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] "                \
+	  "and was clamped")                                                                       \
+	S(TOT, SCXU_CNT_HOTPLUG, "hotplug", U64, "",                                               \
+	  "CPUs gone offline or online, handled without a restart")                                \
+	S(VAL, SCXU_NR_PAGE_FAULTS, "nr_page_faults", U64, "",                                     \
+	  "page faults of the scheduler process since start-up")                                   \
+	S(VAL, SCXU_EVENTS_PER_S, "events_per_s", FLOAT, "",                                       \
+	  "tasks handled by the user-space side per second since this client's previous read")
+
+enum scxu_counter { SCXU_STATS(SCXK_STAT_COUNTER) SCXU_NR_COUNTERS };
+enum scxu_value { SCXU_STATS(SCXK_STAT_VALUE) SCXU_NR_VALUES };
 
 /**
  * scxu_slice_bound - the slice an answer really gets

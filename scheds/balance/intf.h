@@ -8,6 +8,7 @@
 #define __BALANCE_INTF_H
 
 #include <scxkit/dsq.h>
+#include <scxkit/stats_ids.h>
 #include <scxkit/topo_data.h>
 
 #include "policy.h"
@@ -54,30 +55,87 @@ struct balance_dom_ctx {
 	u64 pad[7];    /* one cache line per domain */
 };
 
-enum balance_stat {
-	BALANCE_STAT_SYNC_PREV_IDLE, /* sync wakeup, previous CPU idle in the waker's domain */
-	BALANCE_STAT_WAKE_SYNC,	     /* sync wakeup onto the waker's CPU */
-	BALANCE_STAT_PREV_IDLE,	     /* previous CPU idle */
-	BALANCE_STAT_DOM_IDLE,	     /* an idle CPU of the task's domain */
-	BALANCE_STAT_DIRECT_GREEDY,  /* pushed to an idle CPU of an under-used domain */
-	BALANCE_STAT_DIRECT_GREEDY_FAR, /* the same, on another NUMA node */
-	BALANCE_STAT_PINNED,	     /* single-CPU task on its CPU's queue */
-	BALANCE_STAT_KTHREAD,	     /* per-CPU kthread sent to its local queue (-k) */
-	BALANCE_STAT_DSQ,	     /* queued on its domain's queue */
-	BALANCE_STAT_DISPATCH_LOCAL, /* a CPU served its own domain or CPU queue */
-	BALANCE_STAT_GREEDY_LOCAL,   /* stolen from another domain of the same node */
-	BALANCE_STAT_GREEDY_XNUMA,   /* stolen from a domain on another node */
-	BALANCE_STAT_KICK_GREEDY,    /* idle CPU of an under-used domain kicked to steal */
-	BALANCE_STAT_REPATRIATE,     /* task found off its domain, sent back */
-	BALANCE_STAT_DL_CLAMP,	     /* sleep credit clamped to one slice */
-	BALANCE_STAT_MIGRATE,	     /* load-balancer move applied */
-	BALANCE_STAT_REHOME,	     /* affinity change forced a new domain */
-	BALANCE_STAT_KEEP,	     /* slice refilled: nothing else waited */
-	BALANCE_NR_STATS,
-};
+/*
+ * The stats, one line each, in the order clients see them (the columns are
+ * explained in scxkit/stats_ids.h). The loader sets the VALs from its last
+ * balancing round and tuner interval.
+ */
+#define BALANCE_STATS(S)                                                                           \
+	S(VAL, BALANCE_SLICE_US, "slice_us", U64, "", "current slice (the tuner's choice)")        \
+	S(VAL, BALANCE_CPU_BUSY, "cpu_busy", FLOAT, "%",                                           \
+	  "average CPU utilisation over the last tuner interval")                                  \
+	S(VAL, BALANCE_LOAD, "load", FLOAT, "nice-0 tasks",                                        \
+	  "total load at the last balancing round")                                                \
+	S(VAL, BALANCE_IMBAL_PCT, "imbal_pct", FLOAT, "%",                                         \
+	  "largest domain imbalance |load - fair share| / fair share, "                            \
+	  "before the last round's moves")                                                         \
+	S(VAL, BALANCE_IMBAL_AFTER_PCT, "imbal_after_pct", FLOAT, "%",                             \
+	  "the same, expected after those moves")                                                  \
+	S(VAL, BALANCE_NODE_IMBAL_PCT, "node_imbal_pct", FLOAT, "%",                               \
+	  "largest NUMA node imbalance before the moves")                                          \
+	S(VAL, BALANCE_LB_MOVES, "lb_moves", U64, "", "moves chosen by the last balancing round")  \
+	S(VAL, BALANCE_LB_ROUNDS, "lb_rounds", U64, "", "balancing rounds since attach")           \
+	S(VAL, BALANCE_LB_US, "lb_us", FLOAT, "us", "time the last balancing round took")          \
+	S(CNT, BALANCE_STAT_MIGRATE, "nr_migrations", U64, "",                                     \
+	  "balancer moves tasks took since the previous read")                                     \
+	S(VAL, BALANCE_TOTAL, "total", U64, "", "task placements since the previous read")         \
+	/* placements: the counters that add up to "total" */                                      \
+	BALANCE_SHARE(S, SYNC_PREV_IDLE, "sync_prev_idle",                                         \
+		      "sync wakeups onto their idle previous CPU")                                 \
+	BALANCE_SHARE(S, WAKE_SYNC, "wake_sync", "sync wakeups onto the waker's CPU")              \
+	BALANCE_SHARE(S, PREV_IDLE, "prev_idle", "wakeups onto their idle previous CPU")           \
+	BALANCE_SHARE(S, DOM_IDLE, "dom_idle", "wakeups onto an idle CPU of their domain")         \
+	BALANCE_SHARE(S, DIRECT_GREEDY, "direct_greedy",                                           \
+		      "wakeups pushed to an under-used domain of the node")                        \
+	BALANCE_SHARE(S, DIRECT_GREEDY_FAR, "direct_greedy_far",                                   \
+		      "wakeups pushed to an under-used domain of another node")                    \
+	BALANCE_SHARE(S, PINNED, "pinned", "single-CPU tasks queued on their CPU")                 \
+	BALANCE_SHARE(S, KTHREAD, "kthread", "per-CPU kthreads sent to their local queue")         \
+	BALANCE_SHARE(S, DSQ, "dsq", "tasks queued on their domain's queue")                       \
+	/* dispatch paths, also as shares of the placements */                                     \
+	BALANCE_SHARE(S, DISPATCH_LOCAL, "dispatch_local", "dispatches from the CPU's own domain") \
+	BALANCE_SHARE(S, GREEDY_LOCAL, "greedy_local",                                             \
+		      "dispatches stolen from another domain of the node")                         \
+	BALANCE_SHARE(S, GREEDY_XNUMA, "greedy_xnuma", "dispatches stolen across NUMA nodes")      \
+	BALANCE_SHARE(S, KICK_GREEDY, "kick_greedy",                                               \
+		      "idle CPUs of under-used domains kicked to steal")                           \
+	BALANCE_SHARE(S, REPATRIATE, "repatriate", "tasks found off their domain and sent back")   \
+	BALANCE_SHARE(S, DL_CLAMP, "dl_clamp", "wakeups whose sleep credit was clamped")           \
+	S(CNT, BALANCE_STAT_REHOME, "rehome", U64, "",                                             \
+	  "tasks given a new domain by an affinity change")                                        \
+	S(RAW, BALANCE_STAT_KEEP, "keep", U64, "", "slices refilled: nothing else waited")         \
+	S(VAL, BALANCE_DIRECT_GREEDY_CPUS, "direct_greedy_cpus", STRING, "",                       \
+	  "CPUs that take direct greedy pushes")                                                   \
+	S(VAL, BALANCE_KICK_GREEDY_CPUS, "kick_greedy_cpus", STRING, "", "CPUs kicked to steal")   \
+	S(VAL, BALANCE_DOMS, "doms", STRING, "",                                                   \
+	  "the domains' CPUs, ';'-separated, with their node")                                     \
+	S(VAL, BALANCE_DOM_LOAD, "dom_load", STRING, "",                                           \
+	  "load per domain at the last round, ','-separated")                                      \
+	S(VAL, BALANCE_DOM_IMBAL, "dom_imbal", STRING, "%, signed",                                \
+	  "imbalance per domain at the last round")                                                \
+	S(VAL, BALANCE_DOM_UTIL, "dom_util", STRING, "%",                                          \
+	  "utilisation per domain, last tuner interval")                                           \
+	S(VAL, BALANCE_NODE_LOAD, "node_load", STRING, "", "load per NUMA node at the last round") \
+	S(VAL, BALANCE_NODE_IMBAL, "node_imbal", STRING, "%, signed",                              \
+	  "imbalance per NUMA node at the last round")
+
+/*
+ * A counter served as its share of the placements: the counter
+ * BALANCE_STAT_<ID> (not served itself) and the value BALANCE_PCT_<ID>.
+ */
+#define BALANCE_SHARE(S, ID, name, help)                                                           \
+	S(RAW, BALANCE_STAT_##ID, name "_cnt", U64, "", help)                                      \
+	S(VAL, BALANCE_PCT_##ID, name, FLOAT, "% of total", help)
+
+enum balance_stat { BALANCE_STATS(SCXK_STAT_COUNTER) BALANCE_NR_STATS };
+enum balance_value { BALANCE_STATS(SCXK_STAT_VALUE) BALANCE_NR_VALUES };
 
 /* Placements: the counters that add up to "total" in stats. */
 #define BALANCE_FIRST_PLACEMENT BALANCE_STAT_SYNC_PREV_IDLE
 #define BALANCE_LAST_PLACEMENT BALANCE_STAT_DSQ
+/* Counter BALANCE_STAT_SYNC_PREV_IDLE + k is served as value BALANCE_PCT_SYNC_PREV_IDLE + k. */
+#define BALANCE_NR_SHARES (BALANCE_PCT_DL_CLAMP - BALANCE_PCT_SYNC_PREV_IDLE + 1)
+_Static_assert(BALANCE_STAT_DL_CLAMP - BALANCE_STAT_SYNC_PREV_IDLE == BALANCE_NR_SHARES - 1,
+	       "BALANCE_SHARE lines are consecutive");
 
 #endif /* __BALANCE_INTF_H */

@@ -158,7 +158,6 @@ struct snapshot {
 	uint64_t lb_rounds;
 };
 
-static struct scxk_run *the_run;
 static struct balance_doms doms;
 static pthread_mutex_t snap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct snapshot snap;
@@ -436,79 +435,7 @@ static int balance_tick(struct scxk_run *run)
 
 /* ---- stats ---- */
 
-#define PCT_FIELD(name, desc) { name, SCXK_STAT_FLOAT, desc " (% of total)" }
-
-static const struct scxk_stat_desc stat_fields[] = {
-	{ "slice_us", SCXK_STAT_U64, "current slice (the tuner's choice)" },
-	{ "cpu_busy", SCXK_STAT_FLOAT, "average CPU utilisation over the last tuner interval (%)" },
-	{ "load", SCXK_STAT_FLOAT, "total load at the last balancing round (nice-0 tasks)" },
-	{ "imbal_pct", SCXK_STAT_FLOAT,
-	  "largest domain imbalance |load - fair share| / fair share, before the last round's moves (%)" },
-	{ "imbal_after_pct", SCXK_STAT_FLOAT, "the same, expected after those moves (%)" },
-	{ "node_imbal_pct", SCXK_STAT_FLOAT, "largest NUMA node imbalance before the moves (%)" },
-	{ "lb_moves", SCXK_STAT_U64, "moves chosen by the last balancing round" },
-	{ "lb_rounds", SCXK_STAT_U64, "balancing rounds since attach" },
-	{ "lb_us", SCXK_STAT_FLOAT, "time the last balancing round took (us)" },
-	{ "nr_migrations", SCXK_STAT_U64, "balancer moves tasks took since the previous read" },
-	{ "total", SCXK_STAT_U64, "task placements since the previous read" },
-	PCT_FIELD("sync_prev_idle", "sync wakeups onto their idle previous CPU"),
-	PCT_FIELD("wake_sync", "sync wakeups onto the waker's CPU"),
-	PCT_FIELD("prev_idle", "wakeups onto their idle previous CPU"),
-	PCT_FIELD("dom_idle", "wakeups onto an idle CPU of their domain"),
-	PCT_FIELD("direct_greedy", "wakeups pushed to an under-used domain of the node"),
-	PCT_FIELD("direct_greedy_far", "wakeups pushed to an under-used domain of another node"),
-	PCT_FIELD("pinned", "single-CPU tasks queued on their CPU"),
-	PCT_FIELD("kthread", "per-CPU kthreads sent to their local queue"),
-	PCT_FIELD("dsq", "tasks queued on their domain's queue"),
-	PCT_FIELD("dispatch_local", "dispatches from the CPU's own domain"),
-	PCT_FIELD("greedy_local", "dispatches stolen from another domain of the node"),
-	PCT_FIELD("greedy_xnuma", "dispatches stolen across NUMA nodes"),
-	PCT_FIELD("kick_greedy", "idle CPUs of under-used domains kicked to steal"),
-	PCT_FIELD("repatriate", "tasks found off their domain and sent back"),
-	PCT_FIELD("dl_clamp", "wakeups whose sleep credit was clamped"),
-	{ "rehome", SCXK_STAT_U64, "tasks given a new domain by an affinity change" },
-	{ "direct_greedy_cpus", SCXK_STAT_STRING, "CPUs that take direct greedy pushes" },
-	{ "kick_greedy_cpus", SCXK_STAT_STRING, "CPUs kicked to steal" },
-	{ "doms", SCXK_STAT_STRING, "the domains' CPUs, ';'-separated, with their node" },
-	{ "dom_load", SCXK_STAT_STRING, "load per domain at the last round, ','-separated" },
-	{ "dom_imbal", SCXK_STAT_STRING, "imbalance per domain at the last round (%, signed)" },
-	{ "dom_util", SCXK_STAT_STRING, "utilisation per domain, last tuner interval (%)" },
-	{ "node_load", SCXK_STAT_STRING, "load per NUMA node at the last round" },
-	{ "node_imbal", SCXK_STAT_STRING, "imbalance per NUMA node at the last round (%, signed)" },
-};
-
-static const struct {
-	const char *name;
-	int stat;
-} pct_stats[] = {
-	{ "sync_prev_idle", BALANCE_STAT_SYNC_PREV_IDLE },
-	{ "wake_sync", BALANCE_STAT_WAKE_SYNC },
-	{ "prev_idle", BALANCE_STAT_PREV_IDLE },
-	{ "dom_idle", BALANCE_STAT_DOM_IDLE },
-	{ "direct_greedy", BALANCE_STAT_DIRECT_GREEDY },
-	{ "direct_greedy_far", BALANCE_STAT_DIRECT_GREEDY_FAR },
-	{ "pinned", BALANCE_STAT_PINNED },
-	{ "kthread", BALANCE_STAT_KTHREAD },
-	{ "dsq", BALANCE_STAT_DSQ },
-	{ "dispatch_local", BALANCE_STAT_DISPATCH_LOCAL },
-	{ "greedy_local", BALANCE_STAT_GREEDY_LOCAL },
-	{ "greedy_xnuma", BALANCE_STAT_GREEDY_XNUMA },
-	{ "kick_greedy", BALANCE_STAT_KICK_GREEDY },
-	{ "repatriate", BALANCE_STAT_REPATRIATE },
-	{ "dl_clamp", BALANCE_STAT_DL_CLAMP },
-};
-
-static void *stats_open(void *arg)
-{
-	(void)arg;
-	return calloc(SCXK_MAX_COUNTERS, sizeof(uint64_t));
-}
-
-static void stats_close(void *state, void *arg)
-{
-	(void)arg;
-	free(state);
-}
+static const struct scxk_stat_desc stat_fields[] = {BALANCE_STATS(SCXK_STAT_DESC)};
 
 /* "v0,v1,..." of @n values, each scaled and printed with one decimal. */
 static json_t *join(const double *v, int n, double scale)
@@ -546,45 +473,38 @@ static json_t *dom_set_cpus(uint64_t set)
 	return json_string(buf);
 }
 
-static int stats_collect(json_t *out, void *state, void *arg)
+static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 {
-	uint64_t now[SCXK_MAX_COUNTERS], *prev = state, d[BALANCE_NR_STATS], total = 0;
 	double dimb[BALANCE_MAX_DOMS], nimb[LB_MAX_NODES], fair;
+	const uint64_t *d = r->delta;
+	uint64_t total = 0;
 	struct snapshot s;
 	unsigned int all = 0;
-	int err, i;
+	int i;
 
-	(void)arg;
-	if ((err = scxk_counters_read(the_run->obj, now)))
-		return err;
-	for (i = 0; i < BALANCE_NR_STATS; i++) {
-		d[i] = now[i] - prev[i];
-		prev[i] = now[i];
-	}
+	(void)run;
 	for (i = BALANCE_FIRST_PLACEMENT; i <= BALANCE_LAST_PLACEMENT; i++)
 		total += d[i];
 	pthread_mutex_lock(&snap_lock);
 	s = snap;
 	pthread_mutex_unlock(&snap_lock);
 
-	json_object_set_new(out, "slice_us", json_integer(s.slice_ns / 1000));
-	json_object_set_new(out, "cpu_busy", json_real(s.cpu_busy * 100));
-	json_object_set_new(out, "load", json_real(s.lb.total_load));
-	json_object_set_new(out, "imbal_pct", json_real(s.lb.dom_imbal * 100));
-	json_object_set_new(out, "imbal_after_pct", json_real(s.lb.dom_imbal_after * 100));
-	json_object_set_new(out, "node_imbal_pct", json_real(s.lb.node_imbal * 100));
-	json_object_set_new(out, "lb_moves", json_integer(s.lb_moves));
-	json_object_set_new(out, "lb_rounds", json_integer(s.lb_rounds));
-	json_object_set_new(out, "lb_us", json_real(s.lb_us));
-	json_object_set_new(out, "nr_migrations", json_integer(d[BALANCE_STAT_MIGRATE]));
-	json_object_set_new(out, "total", json_integer(total));
-	for (i = 0; i < (int)(sizeof(pct_stats) / sizeof(pct_stats[0])); i++)
-		json_object_set_new(out, pct_stats[i].name,
-				    json_real(total ? 100.0 * d[pct_stats[i].stat] / total : 0));
-	json_object_set_new(out, "rehome", json_integer(d[BALANCE_STAT_REHOME]));
-	json_object_set_new(out, "direct_greedy_cpus", dom_set_cpus(s.direct_doms));
-	json_object_set_new(out, "kick_greedy_cpus", dom_set_cpus(s.kick_doms));
-	json_object_set_new(out, "doms", doms_string());
+	scxk_stats_set_u64(r, BALANCE_SLICE_US, s.slice_ns / 1000);
+	scxk_stats_set_real(r, BALANCE_CPU_BUSY, s.cpu_busy * 100);
+	scxk_stats_set_real(r, BALANCE_LOAD, s.lb.total_load);
+	scxk_stats_set_real(r, BALANCE_IMBAL_PCT, s.lb.dom_imbal * 100);
+	scxk_stats_set_real(r, BALANCE_IMBAL_AFTER_PCT, s.lb.dom_imbal_after * 100);
+	scxk_stats_set_real(r, BALANCE_NODE_IMBAL_PCT, s.lb.node_imbal * 100);
+	scxk_stats_set_u64(r, BALANCE_LB_MOVES, s.lb_moves);
+	scxk_stats_set_u64(r, BALANCE_LB_ROUNDS, s.lb_rounds);
+	scxk_stats_set_real(r, BALANCE_LB_US, s.lb_us);
+	scxk_stats_set_u64(r, BALANCE_TOTAL, total);
+	for (i = 0; i < BALANCE_NR_SHARES; i++)
+		scxk_stats_set_real(r, BALANCE_PCT_SYNC_PREV_IDLE + i,
+				    total ? 100.0 * d[BALANCE_STAT_SYNC_PREV_IDLE + i] / total : 0);
+	scxk_stats_set(r, BALANCE_DIRECT_GREEDY_CPUS, dom_set_cpus(s.direct_doms));
+	scxk_stats_set(r, BALANCE_KICK_GREEDY_CPUS, dom_set_cpus(s.kick_doms));
+	scxk_stats_set(r, BALANCE_DOMS, doms_string());
 	for (i = 0; i < doms.nr; i++)
 		all += doms.dom[i].nr_cpus;
 	for (i = 0; i < doms.nr; i++) {
@@ -599,22 +519,20 @@ static int stats_collect(json_t *out, void *state, void *arg)
 		fair = all ? s.lb.total_load * cpus / all : 0;
 		nimb[i] = fair > 0 ? (s.lb.node_load[i] - fair) / fair : 0;
 	}
-	json_object_set_new(out, "dom_load", join(s.lb.dom_load, doms.nr, 1));
-	json_object_set_new(out, "dom_imbal", join(dimb, doms.nr, 100));
-	json_object_set_new(out, "dom_util", join(s.util, doms.nr, 100));
-	json_object_set_new(out, "node_load", join(s.lb.node_load, doms.nr_nodes, 1));
-	json_object_set_new(out, "node_imbal", join(nimb, doms.nr_nodes, 100));
+	scxk_stats_set(r, BALANCE_DOM_LOAD, join(s.lb.dom_load, doms.nr, 1));
+	scxk_stats_set(r, BALANCE_DOM_IMBAL, join(dimb, doms.nr, 100));
+	scxk_stats_set(r, BALANCE_DOM_UTIL, join(s.util, doms.nr, 100));
+	scxk_stats_set(r, BALANCE_NODE_LOAD, join(s.lb.node_load, doms.nr_nodes, 1));
+	scxk_stats_set(r, BALANCE_NODE_IMBAL, join(nimb, doms.nr_nodes, 100));
 	return 0;
 }
 
-static const struct scxk_stats_ops stats = {
+static const struct scxk_sched_stats stats = {
 	.name = "ClusterStats",
 	.desc = "scx_balance: dispatch paths as percentages of placements since the previous "
 		"read; loads and imbalances from the last balancing round",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
-	.open = stats_open,
-	.close = stats_close,
 	.collect = stats_collect,
 };
 
@@ -660,7 +578,7 @@ static int balance_validate(struct scxk_run *run)
 	return err;
 }
 
-SCXK_SKEL_OPEN(balance_open, scx_balance, the_run)
+SCXK_SKEL_OPEN(balance_open, scx_balance)
 
 static int balance_configure(struct scxk_run *run)
 {

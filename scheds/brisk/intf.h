@@ -4,6 +4,7 @@
 #define __BRISK_INTF_H
 
 #include <scxkit/dsq.h>
+#include <scxkit/stats_ids.h>
 #include <scxkit/topo_data.h>
 
 /* Buckets of the log2 distributions in stats: [0] < 2^lo, [n-1] >= 2^(lo+n-2). */
@@ -11,22 +12,55 @@
 #define BRISK_FREQ_HIST_LO 2   /* wakeups per second: <4, 4..7, ..., >=512 */
 #define BRISK_SLICE_HIST_LO 7  /* slice in us: <128, 128..255, ..., >=16384 */
 
-enum brisk_stat {
-	BRISK_STAT_DIRECT,	/* placed on an idle CPU's local queue at wakeup */
-	BRISK_STAT_PERCPU,	/* per-CPU queue (pinned tasks, preemption targets) */
-	BRISK_STAT_NODE,	/* the NUMA node's shared queue */
-	BRISK_STAT_KTHREAD,	/* per-CPU kthreads sent straight to their CPU */
-	BRISK_STAT_STICKY,	/* very short tasks kept on their CPU (-S) */
-	BRISK_STAT_PREEMPT,	/* preemptions asked for an interactive wakeup */
-	BRISK_STAT_KEEP,	/* slice refilled: nothing else wanted the CPU */
-	BRISK_STAT_SMT_MOVE,	/* left an SMT-contended core for an idle one */
-	BRISK_STAT_WAKER_PULL,	/* moved towards a faster waker CPU */
-	BRISK_STAT_THROTTLE,	/* idle-injection periods (-t) */
-	BRISK_STAT_REENQ,	/* local queues handed back when an RT task took the CPU */
-	BRISK_STAT_FREQ_HIST,	/* BRISK_HIST_BUCKETS counters from here */
-	BRISK_STAT_SLICE_HIST = BRISK_STAT_FREQ_HIST + BRISK_HIST_BUCKETS,
-	BRISK_NR_STATS = BRISK_STAT_SLICE_HIST + BRISK_HIST_BUCKETS,
-};
+/*
+ * The stats, one line each, in the order clients see them (the columns are
+ * explained in scxkit/stats_ids.h). nr_running, nr_cpus, primary and mode
+ * are set by the loader; every counter is served as a delta as it is.
+ */
+#define BRISK_STATS(S)                                                                             \
+	S(VAL, BRISK_NR_RUNNING, "nr_running", U64, "", "CPUs running a task now")                 \
+	S(VAL, BRISK_NR_CPUS, "nr_cpus", U64, "", "online CPUs")                                   \
+	S(CNT, BRISK_STAT_DIRECT, "direct", U64, "", "tasks placed straight on an idle CPU")       \
+	S(CNT, BRISK_STAT_PERCPU, "percpu", U64, "", "tasks queued on a CPU's own queue")          \
+	S(CNT, BRISK_STAT_NODE, "node", U64, "", "tasks queued on their NUMA node's queue")        \
+	S(CNT, BRISK_STAT_KTHREAD, "kthread", U64, "",                                             \
+	  "per-CPU kthreads sent straight to their CPU")                                           \
+	S(CNT, BRISK_STAT_STICKY, "sticky", U64, "", "short tasks kept on their CPU (-S)")         \
+	S(CNT, BRISK_STAT_PREEMPT, "preempt", U64, "", "preemptions for waking interactive tasks") \
+	S(CNT, BRISK_STAT_KEEP, "keep_running", U64, "",                                           \
+	  "slices refilled because nothing else waited")                                           \
+	S(CNT, BRISK_STAT_SMT_MOVE, "smt_move", U64, "",                                           \
+	  "tasks moved off an SMT-contended core or to an idle CPU")                               \
+	S(CNT, BRISK_STAT_WAKER_PULL, "waker_pull", U64, "",                                       \
+	  "wakees moved towards a faster waker CPU")                                               \
+	S(CNT, BRISK_STAT_THROTTLE, "throttle", U64, "", "idle-injection periods (-t)")            \
+	S(CNT, BRISK_STAT_REENQ, "reenq", U64, "",                                                 \
+	  "times an RT/deadline task took a CPU and its queued tasks went elsewhere")              \
+	BRISK_HIST_STATS(S, BRISK_STAT_FREQ_HIST, "wfreq_",                                        \
+			 "wakeups/s: <4, 4-7, 8-15, 16-31, 32-63, 64-127, 128-255, >=256")         \
+	BRISK_HIST_STATS(S, BRISK_STAT_SLICE_HIST, "slice_",                                       \
+			 "us: <128, 128-255, 256-511, ..., >=8192")                                \
+	S(VAL, BRISK_PRIMARY, "primary", STRING, "", "CPUs of the primary domain")                 \
+	S(VAL, BRISK_MODE, "mode", STRING, "", "what -m resolved to")
+
+/* The BRISK_HIST_BUCKETS counters of a log2 distribution: id + bucket. */
+#define BRISK_HIST_STATS(S, id, prefix, buckets)                                                   \
+	S(CNT, id, prefix "0", U64, buckets, "below the second bucket")                            \
+	S(CNT, id##_1, prefix "1", U64, buckets, "bucket 1")                                       \
+	S(CNT, id##_2, prefix "2", U64, buckets, "bucket 2")                                       \
+	S(CNT, id##_3, prefix "3", U64, buckets, "bucket 3")                                       \
+	S(CNT, id##_4, prefix "4", U64, buckets, "bucket 4")                                       \
+	S(CNT, id##_5, prefix "5", U64, buckets, "bucket 5")                                       \
+	S(CNT, id##_6, prefix "6", U64, buckets, "bucket 6")                                       \
+	S(CNT, id##_7, prefix "7", U64, buckets, "the last bucket and above")
+
+enum brisk_stat { BRISK_STATS(SCXK_STAT_COUNTER) BRISK_NR_STATS };
+enum brisk_value { BRISK_STATS(SCXK_STAT_VALUE) BRISK_NR_VALUES };
+
+/* The BPF side counts bucket b of a distribution as counter id + b. */
+_Static_assert(BRISK_STAT_FREQ_HIST_7 - BRISK_STAT_FREQ_HIST == BRISK_HIST_BUCKETS - 1 &&
+		       BRISK_STAT_SLICE_HIST_7 - BRISK_STAT_SLICE_HIST == BRISK_HIST_BUCKETS - 1,
+	       "BRISK_HIST_STATS has one counter per bucket");
 
 /* cpufreq policy (-f and the primary domain) */
 enum brisk_cpufreq {

@@ -224,50 +224,9 @@ static void qos_restore(void)
 
 /* ---- stats ---- */
 
-static struct scxk_run *the_run;
 static struct domain cur_domain;
 
-#define HIST_FIELDS(prefix, unit)                                                                  \
-	{ prefix "0", SCXK_STAT_U64, "below the second bucket (" unit ")" },                       \
-	{ prefix "1", SCXK_STAT_U64, "bucket 1 (" unit ")" },                                      \
-	{ prefix "2", SCXK_STAT_U64, "bucket 2 (" unit ")" },                                      \
-	{ prefix "3", SCXK_STAT_U64, "bucket 3 (" unit ")" },                                      \
-	{ prefix "4", SCXK_STAT_U64, "bucket 4 (" unit ")" },                                      \
-	{ prefix "5", SCXK_STAT_U64, "bucket 5 (" unit ")" },                                      \
-	{ prefix "6", SCXK_STAT_U64, "bucket 6 (" unit ")" },                                      \
-	{ prefix "7", SCXK_STAT_U64, "the last bucket and above (" unit ")" }
-
-static const struct scxk_stat_desc stat_fields[] = {
-	{ "nr_running", SCXK_STAT_U64, "CPUs running a task now" },
-	{ "nr_cpus", SCXK_STAT_U64, "online CPUs" },
-	{ "direct", SCXK_STAT_U64, "tasks placed straight on an idle CPU" },
-	{ "percpu", SCXK_STAT_U64, "tasks queued on a CPU's own queue" },
-	{ "node", SCXK_STAT_U64, "tasks queued on their NUMA node's queue" },
-	{ "kthread", SCXK_STAT_U64, "per-CPU kthreads sent straight to their CPU" },
-	{ "sticky", SCXK_STAT_U64, "short tasks kept on their CPU (-S)" },
-	{ "preempt", SCXK_STAT_U64, "preemptions for waking interactive tasks" },
-	{ "keep_running", SCXK_STAT_U64, "slices refilled because nothing else waited" },
-	{ "smt_move", SCXK_STAT_U64, "tasks moved off an SMT-contended core or to an idle CPU" },
-	{ "waker_pull", SCXK_STAT_U64, "wakees moved towards a faster waker CPU" },
-	{ "throttle", SCXK_STAT_U64, "idle-injection periods (-t)" },
-	{ "reenq", SCXK_STAT_U64, "times an RT/deadline task took a CPU and its queued tasks went elsewhere" },
-	HIST_FIELDS("wfreq_", "wakeups/s: <4, 4-7, 8-15, 16-31, 32-63, 64-127, 128-255, >=256"),
-	HIST_FIELDS("slice_", "us: <128, 128-255, 256-511, ..., >=8192"),
-	{ "primary", SCXK_STAT_STRING, "CPUs of the primary domain" },
-	{ "mode", SCXK_STAT_STRING, "what -m resolved to" },
-};
-
-static void *stats_open(void *arg)
-{
-	(void)arg;
-	return calloc(SCXK_MAX_COUNTERS, sizeof(uint64_t));
-}
-
-static void stats_close(void *state, void *arg)
-{
-	(void)arg;
-	free(state);
-}
+static const struct scxk_stat_desc stat_fields[] = {BRISK_STATS(SCXK_STAT_DESC)};
 
 static uint64_t nr_running(struct bpf_object *obj)
 {
@@ -287,45 +246,23 @@ static uint64_t nr_running(struct bpf_object *obj)
 	return sum;
 }
 
-static int stats_collect(json_t *out, void *state, void *arg)
+static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 {
-	static const char *const names[] = { "direct", "percpu", "node", "kthread", "sticky",
-					      "preempt", "keep_running", "smt_move", "waker_pull",
-					      "throttle", "reenq" };
-	uint64_t now[SCXK_MAX_COUNTERS], *prev = state;
-	char buf[SCXK_CPULIST_BUF_LEN], key[32];
-	int err, i;
+	char buf[SCXK_CPULIST_BUF_LEN];
 
-	(void)arg;
-	if ((err = scxk_counters_read(the_run->obj, now)))
-		return err;
-	json_object_set_new(out, "nr_running", json_integer(nr_running(the_run->obj)));
-	json_object_set_new(out, "nr_cpus",
-			    json_integer(scxk_cpumask_weight(&the_run->topo->online)));
-	for (i = 0; i < BRISK_STAT_FREQ_HIST; i++)
-		json_object_set_new(out, names[i], json_integer(now[i] - prev[i]));
-	for (i = 0; i < BRISK_HIST_BUCKETS; i++) {
-		snprintf(key, sizeof(key), "wfreq_%d", i);
-		json_object_set_new(out, key, json_integer(now[BRISK_STAT_FREQ_HIST + i] -
-							   prev[BRISK_STAT_FREQ_HIST + i]));
-		snprintf(key, sizeof(key), "slice_%d", i);
-		json_object_set_new(out, key, json_integer(now[BRISK_STAT_SLICE_HIST + i] -
-							   prev[BRISK_STAT_SLICE_HIST + i]));
-	}
-	memcpy(prev, now, sizeof(now));
+	scxk_stats_set_u64(r, BRISK_NR_RUNNING, nr_running(run->obj));
+	scxk_stats_set_u64(r, BRISK_NR_CPUS, scxk_cpumask_weight(&run->topo->online));
 	scxk_cpumask_format_list(&cur_domain.mask, buf, sizeof(buf));
-	json_object_set_new(out, "primary", json_string(buf));
-	json_object_set_new(out, "mode", json_string(cur_domain.mode));
+	scxk_stats_set_str(r, BRISK_PRIMARY, buf);
+	scxk_stats_set_str(r, BRISK_MODE, cur_domain.mode);
 	return 0;
 }
 
-static const struct scxk_stats_ops stats = {
+static const struct scxk_sched_stats stats = {
 	.name = "Metrics",
 	.desc = "scx_brisk: dispatch paths as deltas since the previous read",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
-	.open = stats_open,
-	.close = stats_close,
 	.collect = stats_collect,
 };
 
@@ -359,7 +296,7 @@ static int brisk_validate(struct scxk_run *run)
 	return 0;
 }
 
-SCXK_SKEL_OPEN(brisk_open, scx_brisk, the_run)
+SCXK_SKEL_OPEN(brisk_open, scx_brisk)
 
 static int brisk_configure(struct scxk_run *run)
 {

@@ -4,6 +4,7 @@
 #define __CADENCE_INTF_H
 
 #include <scxkit/dsq.h>
+#include <scxkit/stats_ids.h>
 #include <scxkit/topo_data.h>
 
 /*
@@ -27,28 +28,75 @@ enum cadence_pm_policy {
 	CADENCE_PMP_AUTOPOWER, /* from the system power profile, by the loader */
 };
 
-/* Counters (scxk_stat_add), summed over CPUs by the loader */
-enum cadence_stat {
-	CADENCE_STAT_SCHED,	 /* tasks started running */
-	CADENCE_STAT_LAT_CRI,	 /* ... of which latency-critical (>= average) */
-	CADENCE_STAT_PERF_CRI,	 /* ... of which performance-critical */
-	CADENCE_STAT_ON_BIG,	 /* ... of which on a big core (hybrid only) */
-	CADENCE_STAT_DIRECT,	 /* placed on an idle CPU at wakeup */
-	CADENCE_STAT_PINNED,	 /* queued on a CPU's own queue (pinned) */
-	CADENCE_STAT_DOM,	 /* queued on a compute domain's queue */
-	CADENCE_STAT_PREEMPT,	 /* preemptions by an IPI */
-	CADENCE_STAT_YIELD,	 /* victims asked to yield at their next tick */
-	CADENCE_STAT_DL_PREEMPT, /* preemptions by an earlier deadline after slice_min */
-	CADENCE_STAT_HANDOFF,	 /* wakees queued behind a short-burst waker on its CPU */
-	CADENCE_STAT_STEAL,	 /* tasks taken from another domain */
-	CADENCE_STAT_SPILL,	 /* compacted-off CPUs woken for overflow work */
-	CADENCE_STAT_UPGRADE,	 /* tasks kicked off a little core for an idle big one */
-	CADENCE_STAT_LOCK_BOOST, /* contended futex acquisitions: holders boosted */
-	CADENCE_STAT_SLICE_BOOST, /* slices boosted for long-running tasks */
-	CADENCE_STAT_ACTIVE_NS,	 /* active CPUs x ns, for the average over a read */
-	CADENCE_STAT_TIME_PM,	 /* CADENCE_NR_PM counters: ns spent in each mode */
-	CADENCE_NR_STATS = CADENCE_STAT_TIME_PM + 3,
-};
+/*
+ * The stats, one line each, in the order clients see them (the columns are
+ * explained in scxkit/stats_ids.h). VALs come from the BPF timer's struct
+ * cadence_sys or are shares of the RAW counters, computed by the loader.
+ */
+#define CADENCE_STATS(S)                                                                           \
+	S(VAL, CADENCE_NR_QUEUED_TASK, "nr_queued_task", U64, "",                                  \
+	  "tasks waiting in the queues now")                                                       \
+	S(VAL, CADENCE_NR_ACTIVE, "nr_active", U64, "", "tasks running now (busy CPUs)")           \
+	S(VAL, CADENCE_NR_ACTIVE_CPUS, "nr_active_cpus", U64, "",                                  \
+	  "CPUs core compaction keeps active")                                                     \
+	S(VAL, CADENCE_AVG_ACTIVE_CPUS, "avg_active_cpus", FLOAT, "",                              \
+	  "active CPUs, averaged since the previous read")                                         \
+	S(RAW, CADENCE_STAT_ACTIVE_NS, "active_ns", U64, "ns",                                     \
+	  "active CPUs x time, for avg_active_cpus")                                               \
+	S(VAL, CADENCE_NR_CPUS, "nr_cpus", U64, "", "online CPUs")                                 \
+	S(CNT, CADENCE_STAT_SCHED, "nr_sched", U64, "", "tasks started running")                   \
+	S(CNT, CADENCE_STAT_PREEMPT, "nr_preempt", U64, "",                                        \
+	  "preemptions by IPI for a critical task")                                                \
+	S(CNT, CADENCE_STAT_YIELD, "nr_yield", U64, "",                                            \
+	  "victims asked to yield at their next tick")                                             \
+	S(CNT, CADENCE_STAT_DL_PREEMPT, "nr_dl_preempt", U64, "",                                  \
+	  "preemptions by a waking task with an earlier deadline (victim ran slice_min)")          \
+	S(CNT, CADENCE_STAT_HANDOFF, "nr_handoff", U64, "",                                        \
+	  "wakees queued on a short-burst waker's CPU, to run when it waits")                      \
+	S(RAW, CADENCE_STAT_LAT_CRI, "lat_cri", U64, "", "schedules of latency-critical tasks")    \
+	S(RAW, CADENCE_STAT_PERF_CRI, "perf_cri", U64, "",                                         \
+	  "schedules of performance-critical tasks")                                               \
+	S(RAW, CADENCE_STAT_ON_BIG, "on_big", U64, "", "schedules on a big core (hybrid only)")    \
+	S(VAL, CADENCE_PC_LC, "pc_lc", FLOAT, "",                                                  \
+	  "% of schedules latency-critical (at or above average)")                                 \
+	S(VAL, CADENCE_PC_PC, "pc_pc", FLOAT, "", "% of schedules performance-critical")           \
+	S(VAL, CADENCE_PC_BIG, "pc_big", FLOAT, "",                                                \
+	  "% of schedules on big cores (0 unless hybrid)")                                         \
+	S(VAL, CADENCE_POWER_MODE, "power_mode", STRING, "", "performance, balanced or powersave") \
+	/* one per enum cadence_power_mode, in its order: mode m is TIME_PM + m */                 \
+	S(RAW, CADENCE_STAT_TIME_PM, "time_performance", U64, "ns", "time in performance mode")    \
+	S(RAW, CADENCE_STAT_TIME_PM_1, "time_balanced", U64, "ns", "time in balanced mode")        \
+	S(RAW, CADENCE_STAT_TIME_PM_2, "time_powersave", U64, "ns", "time in powersave mode")      \
+	S(VAL, CADENCE_PC_PERFORMANCE, "pc_performance", FLOAT, "",                                \
+	  "% of the time in performance mode")                                                     \
+	S(VAL, CADENCE_PC_BALANCED, "pc_balanced", FLOAT, "", "% of the time in balanced mode")    \
+	S(VAL, CADENCE_PC_POWERSAVE, "pc_powersave", FLOAT, "", "% of the time in powersave mode") \
+	S(VAL, CADENCE_SLICE_US, "slice_us", U64, "", "the current base slice")                    \
+	S(VAL, CADENCE_UTIL_PCT, "util_pct", FLOAT, "", "average CPU utilisation")                 \
+	S(VAL, CADENCE_REQUIRED_CAP, "required_cap", U64, "1024 = one CPU",                        \
+	  "capacity compaction provides for")                                                      \
+	S(VAL, CADENCE_CPUPERF_PCT, "cpuperf_pct", FLOAT, "100 = max",                             \
+	  "average performance target set")                                                        \
+	S(VAL, CADENCE_AVG_LAT_CRI, "avg_lat_cri", U64, "", "average latency criticality")         \
+	S(VAL, CADENCE_MAX_LAT_CRI, "max_lat_cri", U64, "",                                        \
+	  "running maximum of latency criticality")                                                \
+	S(VAL, CADENCE_THR_LAT_CRI, "thr_lat_cri", U64, "", "criticality needed to preempt")       \
+	S(CNT, CADENCE_STAT_DIRECT, "direct", U64, "", "tasks placed on an idle CPU at once")      \
+	S(CNT, CADENCE_STAT_PINNED, "pinned", U64, "", "tasks queued on their CPU's own queue")    \
+	S(CNT, CADENCE_STAT_DOM, "dom", U64, "", "tasks queued on a compute domain's queue")       \
+	S(CNT, CADENCE_STAT_STEAL, "steal", U64, "", "tasks taken from another domain")            \
+	S(CNT, CADENCE_STAT_SPILL, "spill", U64, "", "compacted-off CPUs woken for overflow")      \
+	S(CNT, CADENCE_STAT_UPGRADE, "upgrade", U64, "",                                           \
+	  "tasks moved off a little core for an idle big one")                                     \
+	S(CNT, CADENCE_STAT_LOCK_BOOST, "lock_boost", U64, "",                                     \
+	  "contended futex acquisitions (holders boosted, not preempted)")                         \
+	S(CNT, CADENCE_STAT_SLICE_BOOST, "slice_boost", U64, "",                                   \
+	  "boosted slices for long-running tasks")                                                 \
+	S(VAL, CADENCE_FUTEX_BOOST, "futex_boost", U64, "",                                        \
+	  "1 when the futex tracepoints are attached")
+
+enum cadence_stat { CADENCE_STATS(SCXK_STAT_COUNTER) CADENCE_NR_STATS };
+enum cadence_value { CADENCE_STATS(SCXK_STAT_VALUE) CADENCE_NR_VALUES };
 
 /* System state, written by the BPF timer, read (mmapped .bss) by the loader. */
 struct cadence_sys {

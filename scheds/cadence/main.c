@@ -214,7 +214,6 @@ static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
 
 /* ---- stats ---- */
 
-static struct scxk_run *the_run;
 static enum scxk_power_profile cur_profile = SCXK_PROFILE_BALANCED;
 /*
  * Per loaded object (run->priv): a kept object keeps its futex hooks, whose
@@ -232,134 +231,60 @@ static bool futex_on(const struct scxk_run *run)
 	return o && o->futex[0];
 }
 
-static const struct scxk_stat_desc stat_fields[] = {
-	{ "nr_queued_task", SCXK_STAT_U64, "tasks waiting in the queues now" },
-	{ "nr_active", SCXK_STAT_U64, "tasks running now (busy CPUs)" },
-	{ "nr_active_cpus", SCXK_STAT_U64, "CPUs core compaction keeps active" },
-	{ "avg_active_cpus", SCXK_STAT_FLOAT, "active CPUs, averaged since the previous read" },
-	{ "nr_cpus", SCXK_STAT_U64, "online CPUs" },
-	{ "nr_sched", SCXK_STAT_U64, "tasks started running" },
-	{ "nr_preempt", SCXK_STAT_U64, "preemptions by IPI for a critical task" },
-	{ "nr_yield", SCXK_STAT_U64, "victims asked to yield at their next tick" },
-	{ "nr_dl_preempt", SCXK_STAT_U64,
-	  "preemptions by a waking task with an earlier deadline (victim ran slice_min)" },
-	{ "nr_handoff", SCXK_STAT_U64,
-	  "wakees queued on a short-burst waker's CPU, to run when it waits" },
-	{ "pc_lc", SCXK_STAT_FLOAT, "% of schedules latency-critical (at or above average)" },
-	{ "pc_pc", SCXK_STAT_FLOAT, "% of schedules performance-critical" },
-	{ "pc_big", SCXK_STAT_FLOAT, "% of schedules on big cores (0 unless hybrid)" },
-	{ "power_mode", SCXK_STAT_STRING, "performance, balanced or powersave" },
-	{ "pc_performance", SCXK_STAT_FLOAT, "% of the time in performance mode" },
-	{ "pc_balanced", SCXK_STAT_FLOAT, "% of the time in balanced mode" },
-	{ "pc_powersave", SCXK_STAT_FLOAT, "% of the time in powersave mode" },
-	{ "slice_us", SCXK_STAT_U64, "the current base slice" },
-	{ "util_pct", SCXK_STAT_FLOAT, "average CPU utilisation" },
-	{ "required_cap", SCXK_STAT_U64, "capacity compaction provides for (1024 = one CPU)" },
-	{ "cpuperf_pct", SCXK_STAT_FLOAT, "average performance target set (100 = max)" },
-	{ "avg_lat_cri", SCXK_STAT_U64, "average latency criticality" },
-	{ "max_lat_cri", SCXK_STAT_U64, "running maximum of latency criticality" },
-	{ "thr_lat_cri", SCXK_STAT_U64, "criticality needed to preempt" },
-	{ "direct", SCXK_STAT_U64, "tasks placed on an idle CPU at once" },
-	{ "pinned", SCXK_STAT_U64, "tasks queued on their CPU's own queue" },
-	{ "dom", SCXK_STAT_U64, "tasks queued on a compute domain's queue" },
-	{ "steal", SCXK_STAT_U64, "tasks taken from another domain" },
-	{ "spill", SCXK_STAT_U64, "compacted-off CPUs woken for overflow" },
-	{ "upgrade", SCXK_STAT_U64, "tasks moved off a little core for an idle big one" },
-	{ "lock_boost", SCXK_STAT_U64, "contended futex acquisitions (holders boosted, not preempted)" },
-	{ "slice_boost", SCXK_STAT_U64, "boosted slices for long-running tasks" },
-	{ "futex_boost", SCXK_STAT_U64, "1 when the futex tracepoints are attached" },
-};
+static const struct scxk_stat_desc stat_fields[] = {CADENCE_STATS(SCXK_STAT_DESC)};
 
-static void *stats_open(void *arg)
-{
-	(void)arg;
-	return calloc(SCXK_MAX_COUNTERS, sizeof(uint64_t));
-}
-
-static void stats_close(void *state, void *arg)
-{
-	(void)arg;
-	free(state);
-}
+/* Mode m's time is counter CADENCE_STAT_TIME_PM + m, its share value CADENCE_PC_PERFORMANCE + m. */
+_Static_assert(CADENCE_STAT_TIME_PM_2 - CADENCE_STAT_TIME_PM == CADENCE_NR_PM - 1 &&
+		       CADENCE_PC_POWERSAVE - CADENCE_PC_PERFORMANCE == CADENCE_NR_PM - 1,
+	       "CADENCE_STATS has one time counter and one share per power mode");
 
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static int stats_collect(json_t *out, void *state, void *arg)
+static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 {
-	static const char *const names[CADENCE_NR_STATS] = {
-		[CADENCE_STAT_DIRECT] = "direct",   [CADENCE_STAT_PINNED] = "pinned",
-		[CADENCE_STAT_DOM] = "dom",	    [CADENCE_STAT_STEAL] = "steal",
-		[CADENCE_STAT_SPILL] = "spill",	    [CADENCE_STAT_UPGRADE] = "upgrade",
-		[CADENCE_STAT_LOCK_BOOST] = "lock_boost",
-		[CADENCE_STAT_SLICE_BOOST] = "slice_boost",
-	};
-	struct scx_cadence *skel = the_run->skel;
+	struct scx_cadence *skel = run->skel;
 	volatile struct cadence_sys *sys = &skel->bss->sys;
-	uint64_t now[SCXK_MAX_COUNTERS], d[CADENCE_NR_STATS], *prev = state, t_all = 0;
-	int err, i;
+	const uint64_t *d = r->delta;
+	uint64_t t_all = 0;
+	int i;
 
-	(void)arg;
-	if ((err = scxk_counters_read(the_run->obj, now)))
-		return err;
-	for (i = 0; i < CADENCE_NR_STATS; i++) {
-		d[i] = now[i] - prev[i];
-		prev[i] = now[i];
-	}
 	for (i = 0; i < CADENCE_NR_PM; i++)
 		t_all += d[CADENCE_STAT_TIME_PM + i];
 
-	json_object_set_new(out, "nr_queued_task", json_integer(sys->nr_queued));
-	json_object_set_new(out, "nr_active", json_integer(sys->nr_running));
-	json_object_set_new(out, "nr_active_cpus", json_integer(sys->nr_active_cpus));
-	json_object_set_new(out, "avg_active_cpus",
-			    json_real(t_all ? (double)d[CADENCE_STAT_ACTIVE_NS] / t_all : 0.0));
-	json_object_set_new(out, "nr_cpus", json_integer(skel->rodata->nr_cpus));
-	json_object_set_new(out, "nr_sched", json_integer(d[CADENCE_STAT_SCHED]));
-	json_object_set_new(out, "nr_preempt", json_integer(d[CADENCE_STAT_PREEMPT]));
-	json_object_set_new(out, "nr_yield", json_integer(d[CADENCE_STAT_YIELD]));
-	json_object_set_new(out, "nr_dl_preempt", json_integer(d[CADENCE_STAT_DL_PREEMPT]));
-	json_object_set_new(out, "nr_handoff", json_integer(d[CADENCE_STAT_HANDOFF]));
-	json_object_set_new(out, "pc_lc",
-			    json_real(pct(d[CADENCE_STAT_LAT_CRI], d[CADENCE_STAT_SCHED])));
-	json_object_set_new(out, "pc_pc",
-			    json_real(pct(d[CADENCE_STAT_PERF_CRI], d[CADENCE_STAT_SCHED])));
-	json_object_set_new(out, "pc_big",
-			    json_real(pct(d[CADENCE_STAT_ON_BIG], d[CADENCE_STAT_SCHED])));
-	json_object_set_new(out, "power_mode",
-			    json_string(mode_names[sys->power_mode < CADENCE_NR_PM
-							   ? sys->power_mode
-							   : CADENCE_PM_BALANCED]));
-	for (i = 0; i < CADENCE_NR_PM; i++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "pc_%s", mode_names[i]);
-		json_object_set_new(out, key,
-				    json_real(pct(d[CADENCE_STAT_TIME_PM + i], t_all)));
-	}
-	json_object_set_new(out, "slice_us", json_integer(sys->slice_ns / 1000));
-	json_object_set_new(out, "util_pct", json_real(pct(sys->util, CADENCE_SCALE)));
-	json_object_set_new(out, "required_cap", json_integer(sys->required_cap));
-	json_object_set_new(out, "cpuperf_pct", json_real(pct(sys->avg_perf, CADENCE_SCALE)));
-	json_object_set_new(out, "avg_lat_cri", json_integer(sys->avg_lat_cri));
-	json_object_set_new(out, "max_lat_cri", json_integer(sys->max_lat_cri));
-	json_object_set_new(out, "thr_lat_cri", json_integer(sys->thr_lat_cri));
-	for (i = CADENCE_STAT_DIRECT; i < CADENCE_STAT_TIME_PM; i++)
-		if (names[i])
-			json_object_set_new(out, names[i], json_integer(d[i]));
-	json_object_set_new(out, "futex_boost", json_integer(futex_on(the_run)));
+	scxk_stats_set_u64(r, CADENCE_NR_QUEUED_TASK, sys->nr_queued);
+	scxk_stats_set_u64(r, CADENCE_NR_ACTIVE, sys->nr_running);
+	scxk_stats_set_u64(r, CADENCE_NR_ACTIVE_CPUS, sys->nr_active_cpus);
+	scxk_stats_set_real(r, CADENCE_AVG_ACTIVE_CPUS,
+			    t_all ? (double)d[CADENCE_STAT_ACTIVE_NS] / t_all : 0.0);
+	scxk_stats_set_u64(r, CADENCE_NR_CPUS, skel->rodata->nr_cpus);
+	scxk_stats_set_real(r, CADENCE_PC_LC, pct(d[CADENCE_STAT_LAT_CRI], d[CADENCE_STAT_SCHED]));
+	scxk_stats_set_real(r, CADENCE_PC_PC, pct(d[CADENCE_STAT_PERF_CRI], d[CADENCE_STAT_SCHED]));
+	scxk_stats_set_real(r, CADENCE_PC_BIG, pct(d[CADENCE_STAT_ON_BIG], d[CADENCE_STAT_SCHED]));
+	scxk_stats_set_str(r, CADENCE_POWER_MODE,
+			   mode_names[sys->power_mode < CADENCE_NR_PM ? sys->power_mode
+								      : CADENCE_PM_BALANCED]);
+	for (i = 0; i < CADENCE_NR_PM; i++)
+		scxk_stats_set_real(r, CADENCE_PC_PERFORMANCE + i,
+				    pct(d[CADENCE_STAT_TIME_PM + i], t_all));
+	scxk_stats_set_u64(r, CADENCE_SLICE_US, sys->slice_ns / 1000);
+	scxk_stats_set_real(r, CADENCE_UTIL_PCT, pct(sys->util, CADENCE_SCALE));
+	scxk_stats_set_u64(r, CADENCE_REQUIRED_CAP, sys->required_cap);
+	scxk_stats_set_real(r, CADENCE_CPUPERF_PCT, pct(sys->avg_perf, CADENCE_SCALE));
+	scxk_stats_set_u64(r, CADENCE_AVG_LAT_CRI, sys->avg_lat_cri);
+	scxk_stats_set_u64(r, CADENCE_MAX_LAT_CRI, sys->max_lat_cri);
+	scxk_stats_set_u64(r, CADENCE_THR_LAT_CRI, sys->thr_lat_cri);
+	scxk_stats_set_u64(r, CADENCE_FUTEX_BOOST, futex_on(run));
 	return 0;
 }
 
-static const struct scxk_stats_ops stats = {
+static const struct scxk_sched_stats stats = {
 	.name = "Metrics",
 	.desc = "scx_cadence: counters are deltas since the previous read",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
-	.open = stats_open,
-	.close = stats_close,
 	.collect = stats_collect,
 };
 
@@ -508,7 +433,7 @@ static int cadence_validate(struct scxk_run *run)
 	return 0;
 }
 
-SCXK_SKEL_OPEN(cadence_open, scx_cadence, the_run)
+SCXK_SKEL_OPEN(cadence_open, scx_cadence)
 
 static int cadence_configure(struct scxk_run *run)
 {

@@ -42,69 +42,32 @@ static const struct scxk_cli cli = {
 	.opts = opts,
 };
 
-/* ---- stats: counters as deltas since this client's previous read ---- */
+/* ---- stats: the counters are served as deltas by libscxkit; the rest here ---- */
 
-static struct scxk_run *the_run;
+static const struct scxk_stat_desc stat_fields[] = {MINIMAL_STATS(SCXK_STAT_DESC)};
 
-static const struct scxk_stat_desc stat_fields[] = {
-	{ "local", SCXK_STAT_U64, "tasks placed directly on an idle CPU" },
-	{ "global", SCXK_STAT_U64, "tasks that went through the shared queue" },
-	{ "kicks", SCXK_STAT_U64, "idle CPUs woken to take queued work" },
-	{ "hotplug", SCXK_STAT_U64, "CPUs gone offline or online, handled without a restart" },
-	{ "local_pct", SCXK_STAT_FLOAT, "share of placements that found an idle CPU (%)" },
-	{ "fifo", SCXK_STAT_U64, "1 in --fifo mode" },
-};
-
-static void *stats_open(void *arg)
+static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 {
-	(void)arg;
-	return calloc(1, sizeof(uint64_t) * SCXK_MAX_COUNTERS);
-}
+	uint64_t local = r->delta[MINIMAL_STAT_LOCAL];
+	uint64_t placed = local + r->delta[MINIMAL_STAT_GLOBAL];
 
-static void stats_close(void *state, void *arg)
-{
-	(void)arg;
-	free(state);
-}
-
-static int stats_collect(json_t *out, void *state, void *arg)
-{
-	uint64_t now[SCXK_MAX_COUNTERS], *prev = state, d[MINIMAL_NR_STATS];
-	int err, i;
-
-	(void)arg;
-	if ((err = scxk_counters_read(the_run->obj, now)))
-		return err;
-	for (i = 0; i < MINIMAL_NR_STATS; i++) {
-		d[i] = now[i] - prev[i];
-		prev[i] = now[i];
-	}
-	json_object_set_new(out, "local", json_integer(d[MINIMAL_STAT_LOCAL]));
-	json_object_set_new(out, "global", json_integer(d[MINIMAL_STAT_GLOBAL]));
-	json_object_set_new(out, "kicks", json_integer(d[MINIMAL_STAT_KICKS]));
-	json_object_set_new(out, "hotplug", json_integer(d[MINIMAL_STAT_HOTPLUG]));
-	json_object_set_new(out, "local_pct",
-			    json_real(d[MINIMAL_STAT_LOCAL] + d[MINIMAL_STAT_GLOBAL]
-					      ? 100.0 * d[MINIMAL_STAT_LOCAL] /
-							(d[MINIMAL_STAT_LOCAL] + d[MINIMAL_STAT_GLOBAL])
-					      : 0.0));
-	json_object_set_new(out, "fifo", json_integer(cfg.fifo));
+	(void)run;
+	scxk_stats_set_real(r, MINIMAL_LOCAL_PCT, placed ? 100.0 * local / placed : 0.0);
+	scxk_stats_set_u64(r, MINIMAL_FIFO, cfg.fifo);
 	return 0;
 }
 
-static const struct scxk_stats_ops stats = {
+static const struct scxk_sched_stats stats = {
 	.name = "Metrics",
 	.desc = "scx_minimal",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
-	.open = stats_open,
-	.close = stats_close,
 	.collect = stats_collect,
 };
 
 /* ---- life cycle hooks ---- */
 
-SCXK_SKEL_OPEN(minimal_open, scx_minimal, the_run)
+SCXK_SKEL_OPEN(minimal_open, scx_minimal)
 
 static int minimal_configure(struct scxk_run *run)
 {

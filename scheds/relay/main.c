@@ -18,6 +18,7 @@
 #include <scxkit/log.h>
 #include <scxuser/scxuser.h>
 
+#include "intf.h"
 #include "policy.h"
 
 /* One round takes at most this many tasks: two rings' worth. */
@@ -194,21 +195,16 @@ static int relay_schedule(struct scxu *u)
 	return scxu_notify_complete(u, r->heap.nr);
 }
 
-static const struct scxk_stat_desc relay_stats[] = {
-	{"idle_picks", SCXK_STAT_U64, "tasks placed on an idle CPU claimed from user space"},
-	{"dispatch_any", SCXK_STAT_U64, "tasks sent to the shared deadline-ordered queue"},
-	{"dispatch_local", SCXK_STAT_U64, "tasks kept on their CPU (pinned or --percpu-local)"},
-	{"slice_us", SCXK_STAT_U64, "the longest slice (--slice-us)"},
-	{"slice_us_min", SCXK_STAT_U64, "the shortest slice (--slice-us-min)"},
-};
+static const struct scxk_stat_desc relay_stats[] = {RELAY_STATS(SCXK_STAT_DESC)};
 
-static int relay_collect(struct scxu *u, json_t *out)
+static int relay_collect(struct scxu *u, struct scxk_stats_read *r)
 {
-	json_object_set_new(out, "idle_picks", json_integer(relay.idle_picks));
-	json_object_set_new(out, "dispatch_any", json_integer(relay.dispatch_any));
-	json_object_set_new(out, "dispatch_local", json_integer(relay.dispatch_local));
-	json_object_set_new(out, "slice_us", json_integer(cfg.slice_us));
-	json_object_set_new(out, "slice_us_min", json_integer(cfg.slice_us_min));
+	(void)u;
+	scxk_stats_set_u64(r, RELAY_IDLE_PICKS, relay.idle_picks);
+	scxk_stats_set_u64(r, RELAY_DISPATCH_ANY, relay.dispatch_any);
+	scxk_stats_set_u64(r, RELAY_DISPATCH_LOCAL, relay.dispatch_local);
+	scxk_stats_set_u64(r, RELAY_SLICE_US, cfg.slice_us);
+	scxk_stats_set_u64(r, RELAY_SLICE_US_MIN, cfg.slice_us_min);
 	return 0;
 }
 

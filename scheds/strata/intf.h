@@ -8,6 +8,7 @@
 #define __STRATA_INTF_H
 
 #include <scxkit/dsq.h>
+#include <scxkit/stats_ids.h>
 #include <scxkit/topo_data.h>
 #include <scxkit/types.h>
 
@@ -91,21 +92,26 @@ struct strata_layer_bpf {
 	u8 pad[2];
 };
 
-/* Counters per layer, kept per CPU in BPF and summed by the loader. */
-enum strata_lstat {
-	STRATA_LS_SEL_LOCAL,	/* placed on an idle CPU in select_cpu */
-	STRATA_LS_ENQ_LOCAL,	/* placed on an idle CPU in enqueue */
-	STRATA_LS_ENQ_DSQ,	/* queued on a layer DSQ */
-	STRATA_LS_SPILL,	/* Grouped/Open task placed outside its own CPUs */
-	STRATA_LS_PREEMPT,	/* preempted a non-preempting layer's task */
-	STRATA_LS_PREEMPT_FAIL, /* wanted to preempt, found no victim */
-	STRATA_LS_MIGRATION,	/* started on a different CPU than last time */
-	STRATA_LS_KEEP,		/* kept running past its slice, nothing waited */
-	STRATA_LS_YIELD,	/* yielded */
-	STRATA_LS_EXCL_IDLE,	/* a CPU stayed idle for an exclusive sibling */
-	STRATA_LS_RUNTIME_NS,	/* time run on a CPU */
-	STRATA_NR_LSTATS,
-};
+/*
+ * Counters per layer, kept per CPU in BPF and summed by the loader, which
+ * serves them by name in each layer's object of the "layers" stat (all but
+ * runtime_ns, which feeds the layer's util). L(id, name, help).
+ */
+#define STRATA_LSTATS(L)                                                                           \
+	L(STRATA_LS_SEL_LOCAL, "sel_local", "placed on an idle CPU in select_cpu")                 \
+	L(STRATA_LS_ENQ_LOCAL, "enq_local", "placed on an idle CPU in enqueue")                    \
+	L(STRATA_LS_ENQ_DSQ, "enq_dsq", "queued on a layer DSQ")                                   \
+	L(STRATA_LS_SPILL, "spill", "Grouped/Open task placed outside its own CPUs")               \
+	L(STRATA_LS_PREEMPT, "preempt", "preempted a non-preempting layer's task")                 \
+	L(STRATA_LS_PREEMPT_FAIL, "preempt_fail", "wanted to preempt, found no victim")            \
+	L(STRATA_LS_MIGRATION, "migration", "started on a different CPU than last time")           \
+	L(STRATA_LS_KEEP, "keep", "kept running past its slice, nothing waited")                   \
+	L(STRATA_LS_YIELD, "yield", "yielded")                                                     \
+	L(STRATA_LS_EXCL_IDLE, "excl_idle", "a CPU stayed idle for an exclusive sibling")          \
+	L(STRATA_LS_RUNTIME_NS, "runtime_ns", "time run on a CPU")
+
+#define STRATA_LSTAT_ID(id, name, help) id,
+enum strata_lstat { STRATA_LSTATS(STRATA_LSTAT_ID) STRATA_NR_LSTATS };
 
 /* Run-queue latency histogram: bucket b counts waits in [2^(b-1), 2^b) us. */
 #define STRATA_LAT_BUCKETS 16
@@ -115,15 +121,32 @@ struct strata_lstats {
 	u64 lat[STRATA_LAT_BUCKETS];
 };
 
-/* System counters (scxk_stat_inc) */
-enum strata_stat {
-	STRATA_STAT_FB_ENQ,	/* tasks queued on a fallback DSQ */
-	STRATA_STAT_FB_LOCAL,	/* per-CPU kthreads dispatched straight to their CPU */
-	STRATA_STAT_FB_BOOST,	/* fallback served first for its guaranteed share */
-	STRATA_STAT_FB_RUNTIME, /* ns run by fallback tasks */
-	STRATA_STAT_ANTISTALL,	/* DSQs consumed first because their head waited too long */
-	STRATA_STAT_REMATCH,	/* tasks re-matched after rename, cgroup move or nice change */
-	STRATA_NR_STATS,
-};
+/*
+ * The system stats, one line each, in the order clients see them (the
+ * columns are explained in scxkit/stats_ids.h).
+ */
+#define STRATA_STATS(S)                                                                            \
+	S(VAL, STRATA_NR_LAYERS, "nr_layers", U64, "", "layers in the config")                     \
+	S(VAL, STRATA_OPEN_CPUS, "open_cpus", U64, "", "CPUs owned by no Confined/Grouped layer")  \
+	S(CNT, STRATA_STAT_FB_ENQ, "fb_enq", U64, "",                                              \
+	  "tasks queued on a fallback DSQ (custom affinity)")                                      \
+	S(CNT, STRATA_STAT_FB_LOCAL, "fb_local", U64, "",                                          \
+	  "per-CPU kthreads dispatched straight to their CPU")                                     \
+	S(CNT, STRATA_STAT_FB_BOOST, "fb_boost", U64, "",                                          \
+	  "times the fallback DSQ was served first for its share")                                 \
+	S(RAW, STRATA_STAT_FB_RUNTIME, "fb_runtime", U64, "ns", "time run by fallback tasks")      \
+	S(VAL, STRATA_FB_UTIL, "fb_util", FLOAT, "", "CPUs' worth of time run by fallback tasks")  \
+	S(CNT, STRATA_STAT_ANTISTALL, "antistall", U64, "",                                        \
+	  "DSQs served out of turn after waiting --antistall-sec")                                 \
+	S(CNT, STRATA_STAT_REMATCH, "rematch", U64, "", "tasks re-matched to another layer")       \
+	S(VAL, STRATA_CGROUPS, "cgroups", U64, "",                                                 \
+	  "cgroups seen by the last scan (0 without cgroup matchers)")                             \
+	S(VAL, STRATA_LAYERS, "layers", STRING, "",                                                \
+	  "per layer (JSON object by name): tasks, util, cpus, cpu_list, target, min_cpus, "       \
+	  "max_cpus, sel_local, enq_local, enq_dsq, spill, preempt, preempt_fail, migration, "     \
+	  "keep, yield, excl_idle, lat_hist (run-queue latency, bucket b: [2^(b-1), 2^b) us)")
+
+enum strata_stat { STRATA_STATS(SCXK_STAT_COUNTER) STRATA_NR_STATS };
+enum strata_value { STRATA_STATS(SCXK_STAT_VALUE) STRATA_NR_VALUES };
 
 #endif /* __STRATA_INTF_H */

@@ -119,7 +119,6 @@ struct layer_state {
 
 static struct {
 	pthread_mutex_t lock;
-	struct scxk_run *run;
 	struct layer_state layers[STRATA_MAX_LAYERS];
 	struct strata_alloc_layer alloc[STRATA_MAX_LAYERS];
 	uint8_t owner[SCXK_MAX_CPUS];
@@ -194,7 +193,7 @@ bad:
 
 /* ---- BPF setup ---- */
 
-SCXK_SKEL_OPEN(strata_open, scx_strata, st.run)
+SCXK_SKEL_OPEN(strata_open, scx_strata)
 
 /* Flatten the matchers: one list, layer by layer, AND block by AND block. */
 static int fill_matchers(struct scx_strata *skel)
@@ -534,66 +533,17 @@ static void strata_destroy(struct scxk_run *run)
 
 /* ---- stats ---- */
 
-static const struct scxk_stat_desc stat_fields[] = {
-	{ "nr_layers", SCXK_STAT_U64, "layers in the config" },
-	{ "open_cpus", SCXK_STAT_U64, "CPUs owned by no Confined/Grouped layer" },
-	{ "fb_enq", SCXK_STAT_U64, "tasks queued on a fallback DSQ (custom affinity)" },
-	{ "fb_local", SCXK_STAT_U64, "per-CPU kthreads dispatched straight to their CPU" },
-	{ "fb_boost", SCXK_STAT_U64, "times the fallback DSQ was served first for its share" },
-	{ "fb_util", SCXK_STAT_FLOAT, "CPUs' worth of time run by fallback tasks" },
-	{ "antistall", SCXK_STAT_U64, "DSQs served out of turn after waiting --antistall-sec" },
-	{ "rematch", SCXK_STAT_U64, "tasks re-matched to another layer" },
-	{ "cgroups", SCXK_STAT_U64, "cgroups seen by the last scan (0 without cgroup matchers)" },
-	{ "layers", SCXK_STAT_STRING,
-	  "per layer (JSON object by name): tasks, util, cpus, cpu_list, target, min_cpus, "
-	  "max_cpus, sel_local, enq_local, enq_dsq, spill, preempt, preempt_fail, migration, "
-	  "keep, yield, excl_idle, lat_hist (run-queue latency, bucket b: [2^(b-1), 2^b) us)" },
-};
+static const struct scxk_stat_desc stat_fields[] = {STRATA_STATS(SCXK_STAT_DESC)};
 
-struct stats_state {
-	uint64_t ctr[SCXK_MAX_COUNTERS];
-	struct strata_lstats ls[STRATA_MAX_LAYERS];
-};
+#define STRATA_LSTAT_NAME(id, name, help) [(id)] = (name),
+static const char *const lstat_names[STRATA_NR_LSTATS] = {STRATA_LSTATS(STRATA_LSTAT_NAME)};
 
-static void *stats_open(void *arg)
+/* "layers": one object per layer; its counters are deltas since this client's previous read. */
+static json_t *layers_json(const struct strata_lstats *ls, struct strata_lstats *prev)
 {
-	(void)arg;
-	return calloc(1, sizeof(struct stats_state));
-}
-
-static void stats_close(void *state, void *arg)
-{
-	(void)arg;
-	free(state);
-}
-
-static const char *const lstat_names[STRATA_NR_LSTATS] = {
-	"sel_local", "enq_local", "enq_dsq", "spill", "preempt", "preempt_fail",
-	"migration", "keep", "yield", "excl_idle", "runtime_ns",
-};
-
-static int stats_collect(json_t *out, void *state, void *arg)
-{
-	struct stats_state *prev = state;
-	struct scxk_run *run = st.run;
-	uint64_t ctr[SCXK_MAX_COUNTERS];
-	struct strata_lstats ls[STRATA_MAX_LAYERS];
 	json_t *layers = json_object();
-	int err, i;
+	int i;
 
-	(void)arg;
-	if ((err = scxk_counters_read(run->obj, ctr)) || (err = read_lstats(run->skel, ls)))
-		return err;
-	pthread_mutex_lock(&st.lock);
-	json_object_set_new(out, "nr_layers", json_integer(config.nr_layers));
-	json_object_set_new(out, "open_cpus", json_integer(st.open_cpus));
-	json_object_set_new(out, "fb_enq", json_integer(ctr[STRATA_STAT_FB_ENQ] - prev->ctr[STRATA_STAT_FB_ENQ]));
-	json_object_set_new(out, "fb_local", json_integer(ctr[STRATA_STAT_FB_LOCAL] - prev->ctr[STRATA_STAT_FB_LOCAL]));
-	json_object_set_new(out, "fb_boost", json_integer(ctr[STRATA_STAT_FB_BOOST] - prev->ctr[STRATA_STAT_FB_BOOST]));
-	json_object_set_new(out, "fb_util", json_real(st.fb_util));
-	json_object_set_new(out, "antistall", json_integer(ctr[STRATA_STAT_ANTISTALL] - prev->ctr[STRATA_STAT_ANTISTALL]));
-	json_object_set_new(out, "rematch", json_integer(ctr[STRATA_STAT_REMATCH] - prev->ctr[STRATA_STAT_REMATCH]));
-	json_object_set_new(out, "cgroups", json_integer(st.nr_cgroups));
 	for (unsigned int l = 0; l < config.nr_layers; l++) {
 		const struct layer_state *s = &st.layers[l];
 		json_t *lj = json_object(), *hist = json_array();
@@ -605,28 +555,43 @@ static int stats_collect(json_t *out, void *state, void *arg)
 		json_object_set_new(lj, "target", json_integer(s->target));
 		json_object_set_new(lj, "min_cpus", json_integer(s->min_cpus));
 		json_object_set_new(lj, "max_cpus", json_integer(s->max_cpus));
-		for (i = 0; i < STRATA_NR_LSTATS - 1; i++)
-			json_object_set_new(lj, lstat_names[i],
-					    json_integer(ls[l].cnt[i] - prev->ls[l].cnt[i]));
+		for (i = 0; i < STRATA_NR_LSTATS; i++)
+			if (i != STRATA_LS_RUNTIME_NS)
+				json_object_set_new(lj, lstat_names[i],
+						    json_integer(ls[l].cnt[i] - prev[l].cnt[i]));
 		for (i = 0; i < STRATA_LAT_BUCKETS; i++)
-			json_array_append_new(hist, json_integer(ls[l].lat[i] - prev->ls[l].lat[i]));
+			json_array_append_new(hist, json_integer(ls[l].lat[i] - prev[l].lat[i]));
 		json_object_set_new(lj, "lat_hist", hist);
 		json_object_set_new(layers, config.layers[l].name, lj);
 	}
+	return layers;
+}
+
+/* r->state: the layer counters at this client's previous read. */
+static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
+{
+	struct strata_lstats ls[STRATA_MAX_LAYERS], *prev = r->state;
+	int err;
+
+	if ((err = read_lstats(run->skel, ls)))
+		return err;
+	pthread_mutex_lock(&st.lock);
+	scxk_stats_set_u64(r, STRATA_NR_LAYERS, config.nr_layers);
+	scxk_stats_set_u64(r, STRATA_OPEN_CPUS, st.open_cpus);
+	scxk_stats_set_real(r, STRATA_FB_UTIL, st.fb_util);
+	scxk_stats_set_u64(r, STRATA_CGROUPS, st.nr_cgroups);
+	scxk_stats_set(r, STRATA_LAYERS, layers_json(ls, prev));
 	pthread_mutex_unlock(&st.lock);
-	json_object_set_new(out, "layers", layers);
-	memcpy(prev->ctr, ctr, sizeof(ctr));
-	memcpy(prev->ls, ls, sizeof(ls));
+	memcpy(prev, ls, sizeof(ls));
 	return 0;
 }
 
-static const struct scxk_stats_ops stats = {
+static const struct scxk_sched_stats stats = {
 	.name = "Metrics",
 	.desc = "scx_strata: system counters and one object per layer",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
-	.open = stats_open,
-	.close = stats_close,
+	.state_size = sizeof(struct strata_lstats) * STRATA_MAX_LAYERS,
 	.collect = stats_collect,
 };
 
