@@ -610,7 +610,10 @@ static struct scxk_sched sched = {
 
 int main(int argc, char **argv)
 {
-	/* --interval is only known after parsing; the tick polls at the finer of the two. */
+	/*
+	 * --interval is only known after parsing: tick at the life cycle's finest
+	 * poll (50 ms) and let strata_tick() wait for the interval.
+	 */
 	sched.tick_ms = 50;
 	return scxk_sched_main(&sched, argc, argv);
 }
