@@ -2,7 +2,8 @@
 /*
  * scxctl.h - the parts of scxctl: the set of installed schedulers
  * (registry.c), the kernel's view and the loader processes (loader.c), and
- * scx.service (service.c). main.c only parses the command line.
+ * scx.service (service.c). main.c parses the command line and runs the
+ * commands (status, the switch with its fallback to the previous scheduler).
  */
 #ifndef __SCXCTL_H
 #define __SCXCTL_H
@@ -150,7 +151,7 @@ bool scxctl_wait_state(const char *want, const char *ops, unsigned int timeout_s
 /** scxctl_service_usable - systemd runs and scx.service is installed */
 bool scxctl_service_usable(void);
 
-/** scxctl_service_active - scx.service is active or activating */
+/** scxctl_service_active - scx.service is active, activating or reloading */
 bool scxctl_service_active(void);
 
 /**

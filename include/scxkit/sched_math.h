@@ -26,7 +26,8 @@ static inline bool scxk_time_before(u64 a, u64 b)
 /**
  * scxk_vtime_floor - bound the sleep credit of a waking task
  * @vtime: the task's own virtual time
- * @now_vtime: the queue's current virtual time (its minimum in flight)
+ * @now_vtime: the queue's current virtual time (callers pass the furthest
+ *             vtime that started running, or an average)
  * @max_credit: the most virtual time a sleeper may be ahead of others
  *
  * A task that slept for long would otherwise come back with a vtime far in

@@ -54,7 +54,12 @@ struct scxu_opts {
 	 * (wire.h) by the BPF side.
 	 */
 	uint64_t slice_ns;
-	bool builtin_idle; /* wakeups onto idle CPUs skip user space; default true */
+	/*
+	 * Wakeups onto idle CPUs skip user space. True when scxu_sched.opts
+	 * is NULL; unlike the fields around it, false in a scheduler's own
+	 * struct is taken as given, not as "the default".
+	 */
+	bool builtin_idle;
 	size_t arena_bytes; /* arena for scxu_alloc(); default 16 MiB */
 	/*
 	 * When a task is queued for user space and no CPU idles, preempt one

@@ -100,7 +100,7 @@ struct balance_dom_ctx {
 	BALANCE_SHARE(S, KICK_GREEDY, "kick_greedy",                                               \
 		      "idle CPUs of under-used domains kicked to steal")                           \
 	BALANCE_SHARE(S, REPATRIATE, "repatriate", "tasks found off their domain and sent back")   \
-	BALANCE_SHARE(S, DL_CLAMP, "dl_clamp", "wakeups whose sleep credit was clamped")           \
+	BALANCE_SHARE(S, DL_CLAMP, "dl_clamp", "enqueues whose sleep credit was clamped")          \
 	S(CNT, BALANCE_STAT_REHOME, "rehome", U64, "",                                             \
 	  "tasks given a new domain by an affinity change")                                        \
 	S(RAW, BALANCE_STAT_KEEP, "keep", U64, "", "slices refilled: nothing else waited")         \

@@ -103,7 +103,7 @@ static inline u64 balance_ravg_read(const struct balance_ravg *r, u64 now, u64 h
 	return tmp.val;
 }
 
-/* Deadline: at most this many doublings of urgency from the wakeup rate. */
+/* Deadline: the most urgency (divisor of the runtime part) the wakeup rate earns. */
 #define BALANCE_MAX_LAT_SCALE 8
 /* Wakeups per second at which the first doubling is earned. */
 #define BALANCE_LAT_FREQ_BASE 4

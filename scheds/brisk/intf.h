@@ -9,8 +9,8 @@
 
 /* Buckets of the log2 distributions in stats: [0] < 2^lo, [n-1] >= 2^(lo+n-2). */
 #define BRISK_HIST_BUCKETS 8
-#define BRISK_FREQ_HIST_LO 2   /* wakeups per second: <4, 4..7, ..., >=512 */
-#define BRISK_SLICE_HIST_LO 7  /* slice in us: <128, 128..255, ..., >=16384 */
+#define BRISK_FREQ_HIST_LO 2   /* wakeups per second: <4, 4..7, ..., >=256 */
+#define BRISK_SLICE_HIST_LO 7  /* slice in us: <128, 128..255, ..., >=8192 */
 
 /*
  * The stats, one line each, in the order clients see them (the columns are

@@ -185,7 +185,7 @@ static inline u64 brisk_wakeup_freq(u64 freq, u64 since_last_ns)
 
 /**
  * brisk_should_preempt - may a waking task with @deadline take a CPU whose
- * current task has @curr_deadline? Only with a clear lead (one slice_min of
+ * current task has @curr_deadline? Only with a clear lead (one slice_max of
  * vtime), so that equals do not ping-pong.
  */
 static inline bool brisk_should_preempt(u64 deadline, u64 curr_deadline, u64 margin)

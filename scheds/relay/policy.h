@@ -22,7 +22,7 @@
  * The longest lag a deadline gets, in slices (200 ms at the default
  * 20 ms): long enough to keep CPU hogs well behind tasks that sleep every
  * few milliseconds, short enough that a hog still runs several times a
- * second under any load and far from the kernel's 5 s watchdog.
+ * second under any load and far from the 30 s watchdog timeout.
  */
 #define RELAY_RUNTIME_CAP_SLICES 10
 
@@ -46,7 +46,7 @@ struct relay_item {
 /**
  * relay_vruntime - the task's vruntime after charging its last run
  * @vtime: what was stored for it (0 for a task never dispatched)
- * @vnow: the scheduler's current vruntime (the most urgent task's)
+ * @vnow: the scheduler's current vruntime (the furthest one dispatched)
  * @run_ns: CPU time used since its previous report
  * @weight: 1..10000, 100 for nice 0
  * @p: parameters

@@ -31,7 +31,7 @@ struct strata_alloc_layer {
 
 /**
  * strata_layer_bounds - the layer's [min, max] CPUs on a machine of @nr_cpus
- * cpus_range is clamped to the machine; cpus_range_frac is rounded outwards
+ * cpus_range is clamped to the machine; cpus_range_frac is rounded up
  * to whole CPUs (max at least 1); neither given means [0, @nr_cpus].
  */
 void strata_layer_bounds(const struct strata_layer_cfg *l, unsigned int nr_cpus,
