@@ -63,6 +63,11 @@ struct cadence_sys sys;
 u32 pm_request = CADENCE_PM_BALANCED; /* --autopower: written by the loader */
 u32 dom_stealee[CADENCE_MAX_DOMS];    /* 1 when over-loaded, by the timer */
 
+/* ---- state ---- */
+u64 cur_clk;	  /* the logical clock; only moves forward */
+u64 avg_svc;	  /* average service time of recently run tasks */
+u32 active_epoch; /* bumped when the active set changes; bit 0 = order */
+
 /* The MAX_RT_PRIO of include/linux/sched/prio.h: prio below this is RT or deadline. */
 #define MAX_RT_PRIO 100
 

@@ -19,7 +19,10 @@
 #include "intf.h"
 #include "policy.h"
 
-/* Defined in cadence.bpf.c, extern in the other files. */
+/*
+ * The maps: defined in cadence.bpf.c, extern in the other files (a map's
+ * type is an anonymous struct, so it cannot be declared twice in one file).
+ */
 #ifdef CADENCE_MAIN
 #define __cadence_shared
 #else
@@ -42,15 +45,11 @@ extern const volatile bool dom_big[CADENCE_MAX_DOMS];
 extern const volatile u32 dom_twin[CADENCE_MAX_DOMS];
 extern const volatile u32 dom_nbr[CADENCE_MAX_DOMS][CADENCE_MAX_DOMS];
 
-/* ---- shared with the loader ---- */
-__cadence_shared struct cadence_sys sys;
-extern u32 pm_request;
-__cadence_shared u32 dom_stealee[CADENCE_MAX_DOMS]; /* 1 when over-loaded, by the timer */
-
-/* ---- state ---- */
-__cadence_shared u64 cur_clk;	   /* the logical clock; only moves forward */
-__cadence_shared u64 avg_svc;	   /* average service time of recently run tasks */
-__cadence_shared u32 active_epoch; /* bumped when the active set changes; bit 0 = order */
+/* ---- shared with the loader, and state (cadence.bpf.c) ---- */
+extern struct cadence_sys sys;
+extern u32 pm_request, dom_stealee[CADENCE_MAX_DOMS];
+extern u64 cur_clk, avg_svc;
+extern u32 active_epoch;
 
 struct task_ctx {
 	u64 wait_freq, wake_freq, run_freq; /* per second, EWMA */

@@ -53,7 +53,11 @@ u32 cg_gen;				/* bumped after the cgroup map changes */
 s64 layer_nr_tasks[STRATA_MAX_LAYERS];
 
 /* ---- state ---- */
+u64 applied_gen;			    /* the alloc_gen the masks show */
 static u64 layer_vtime[STRATA_MAX_LAYERS];  /* per-layer task vtime "now" */
+u64 layer_lvtime[STRATA_MAX_LAYERS];	    /* layer-level fairness between layers */
+/* When each DSQ became non-empty or was last served (0 = empty): antistall. */
+u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 
 /* Tasks whose own affinity leaves out CPUs the layers could give them. */
 static bool custom_affinity(const struct task_struct *p)

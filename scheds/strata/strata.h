@@ -20,7 +20,10 @@
 #include "intf.h"
 #include "policy.h"
 
-/* Defined in strata.bpf.c, extern in the other files. */
+/*
+ * The maps: defined in strata.bpf.c, extern in the other files (a map's
+ * type is an anonymous struct, so it cannot be declared twice in one file).
+ */
 #ifdef STRATA_MAIN
 #define __strata_shared
 #else
@@ -33,20 +36,15 @@ extern const volatile struct strata_match flat[STRATA_MAX_FLAT];
 extern const volatile u32 nr_layers, nr_flat, nr_online_cpus;
 extern const volatile u64 slice_ns, lo_fb_wait_ns, antistall_ns;
 
-/* ---- pushed by the loader every interval, read by it (strata.bpf.c) ---- */
-__strata_shared u8 cpu_owner[SCXK_MAX_CPUS];
-__strata_shared u32 layer_nr_cpus[STRATA_MAX_LAYERS];
-__strata_shared u64 alloc_gen;
-__strata_shared u32 fb_boost;
-__strata_shared u32 fully_allocated;
-__strata_shared u32 cg_gen;
-__strata_shared s64 layer_nr_tasks[STRATA_MAX_LAYERS];
-
-/* ---- state ---- */
-__strata_shared u64 applied_gen;			  /* the alloc_gen the masks show */
-__strata_shared u64 layer_lvtime[STRATA_MAX_LAYERS]; /* layer-level fairness between layers */
-/* When each DSQ became non-empty or was last served (0 = empty): antistall. */
-__strata_shared u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
+/* ---- pushed by the loader every interval, read by it, state (strata.bpf.c) ---- */
+extern u8 cpu_owner[SCXK_MAX_CPUS];
+extern u32 layer_nr_cpus[STRATA_MAX_LAYERS];
+extern u64 alloc_gen;
+extern u32 fb_boost, fully_allocated, cg_gen;
+extern s64 layer_nr_tasks[STRATA_MAX_LAYERS];
+extern u64 applied_gen;
+extern u64 layer_lvtime[STRATA_MAX_LAYERS];
+extern u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 
 #define MASK_OPEN STRATA_MAX_LAYERS	  /* CPUs no layer owns */
 #define MASK_UNPROT (STRATA_MAX_LAYERS + 1) /* CPUs not owned by protected layers */
