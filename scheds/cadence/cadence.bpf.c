@@ -29,7 +29,7 @@
  * criticality heuristics can misjudge workloads that are not chains.
  */
 #define CADENCE_MAIN
-#include "cadence.h"
+#include "cadence.bpf.h"
 #include <scxkit/fault.bpf.h> /* in this object only: it defines the switch */
 
 /* ---- knobs, set by the loader before load ---- */

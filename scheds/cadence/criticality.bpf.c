@@ -6,7 +6,7 @@
  * to the waker's CPU, deadline preemption, preemption among the most
  * critical). The arithmetic itself is in policy.h, for the unit tests.
  */
-#include "cadence.h"
+#include "cadence.bpf.h"
 
 /*
  * A victim whose slice ends sooner than this is asked to yield at its next

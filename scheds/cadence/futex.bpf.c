@@ -5,7 +5,7 @@
  * boosted and not preempted until it releases it: a lock holder kept off
  * the CPU stalls every waiter of the chain.
  */
-#include "cadence.h"
+#include "cadence.bpf.h"
 
 #define FUTEX_CMD_MASK 0x7f /* include/uapi/linux/futex.h, without PRIVATE/CLOCK flags */
 #define FUTEX_WAIT 0

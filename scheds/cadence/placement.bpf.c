@@ -6,7 +6,7 @@
  * for work queued on a domain, and stealing between domains. Apart from
  * the ops so that cadence.bpf.c reads as the callbacks alone.
  */
-#include "cadence.h"
+#include "cadence.bpf.h"
 
 /*
  * On a hybrid machine: should this task run on a big core? Performance-

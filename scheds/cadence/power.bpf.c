@@ -6,7 +6,7 @@
  * active (compaction) and marks over-loaded domains for stealing; each
  * CPU's performance target is set when a task starts running there.
  */
-#include "cadence.h"
+#include "cadence.bpf.h"
 
 /* A task running this long on a little core while a big one idles is moved. */
 #define UPGRADE_RUN_NS (2 * SCXK_NSEC_PER_MSEC)

@@ -5,7 +5,7 @@
  * per interval and CPU to a ring buffer, which the loader prints; off, it
  * costs one map lookup per schedule.
  */
-#include "cadence.h"
+#include "cadence.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -5,7 +5,7 @@
  * fairness, antistall for any queue that waited too long, whether a task
  * may keep its CPU under the current allocation, and SMT exclusivity.
  */
-#include "strata.h"
+#include "strata.bpf.h"
 
 /* Whether @cpu must stay idle: its SMT sibling runs an exclusive layer's task. */
 __hidden bool sibling_exclusive(s32 cpu)

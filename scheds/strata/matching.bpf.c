@@ -6,7 +6,7 @@
  * matched again when it is renamed or changes cgroup, and the per-layer
  * task counts follow it.
  */
-#include "strata.h"
+#include "strata.bpf.h"
 
 /* cgroup id -> bit per cgroup matcher that the cgroup's path satisfies (loader-filled) */
 struct {

@@ -6,7 +6,7 @@
  * placement reads. Apart from the ops so that strata.bpf.c reads as the
  * callbacks alone.
  */
-#include "strata.h"
+#include "strata.bpf.h"
 
 /* Rebuild the kernel cpumasks after the loader published a new allocation. */
 __hidden void refresh_masks(void)

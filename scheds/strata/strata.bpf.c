@@ -28,7 +28,7 @@
  * quality depends on the config: a layer confined too tightly runs slowly.
  */
 #define STRATA_MAIN
-#include "strata.h"
+#include "strata.bpf.h"
 #include <scxkit/fault.bpf.h> /* in this object only: it defines the switch */
 
 /* ---- set by the loader before load ---- */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * strata.h - what the BPF files of scx_strata share: the per-task and
+ * strata.bpf.h - what the BPF files of scx_strata share: the per-task and
  * per-CPU state, the maps and globals several files read, the small
  * helpers every file uses (queue bookkeeping, a layer's kind and slice),
  * and the functions one file offers the others. strata.bpf.c defines

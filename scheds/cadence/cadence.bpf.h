@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cadence.h - what the BPF files of scx_cadence share: the per-task and
+ * cadence.bpf.h - what the BPF files of scx_cadence share: the per-task and
  * per-CPU state, the maps and globals every file reads, the small helpers
  * that stay inline wherever they are used, and the functions one file
  * offers the others. cadence.bpf.c defines every global and map declared
