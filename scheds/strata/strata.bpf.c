@@ -52,6 +52,11 @@ u32 cg_gen;				/* bumped after the cgroup map changes */
 /* ---- read by the loader ---- */
 s64 layer_nr_tasks[STRATA_MAX_LAYERS];
 
+/* A queued task's vtime is at most this many slices ahead of its layer's clock. */
+#define STRATA_MAX_AHEAD_SLICES 4
+/* Preemption looks at this many CPUs at most: bounded work in enqueue. */
+#define PREEMPT_SCAN_MAX 64
+
 /* ---- state ---- */
 u64 applied_gen;			    /* the alloc_gen the masks show */
 static u64 layer_vtime[STRATA_MAX_LAYERS];  /* per-layer task vtime "now" */

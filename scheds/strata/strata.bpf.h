@@ -51,10 +51,6 @@ extern u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 #define NR_MASKS (STRATA_MAX_LAYERS + 2)
 #define LAYER_IDX(l) ((u32)(l) & (STRATA_MAX_LAYERS - 1))
 #define LLC_IDX(l) ((u32)(l) & (SCXK_MAX_LLCS - 1))
-/* A queued task's vtime is at most this many slices ahead of its layer's clock. */
-#define STRATA_MAX_AHEAD_SLICES 4
-/* Preemption looks at this many CPUs at most: bounded work in enqueue. */
-#define PREEMPT_SCAN_MAX 64
 
 __strata_shared SCXK_MASK_SLOTS(masks, NR_MASKS);
 
