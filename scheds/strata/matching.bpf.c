@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * scx_strata: matching. Which layer a task belongs to: the loader
+ * flattens each layer's match blocks (comm, parent comm, cgroup, nice,
+ * ids, leader, kthread) into flat[], evaluated here in order; a task is
+ * matched again when it is renamed or changes cgroup, and the per-layer
+ * task counts follow it.
+ */
+#include "strata.bpf.h"
+
+/* cgroup id -> bit per cgroup matcher that the cgroup's path satisfies (loader-filled) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, STRATA_MAX_CGROUPS);
+	__type(key, u64);
+	__type(value, u64);
+} cgrp_bits SEC(".maps");
+
+/* ---- matching ---- */
+
+struct tinfo {
+	char comm[STRATA_COMM_LEN];
+	char pcomm[STRATA_COMM_LEN];
+	u64 cgbits;
+	s32 nice;
+	u32 uid, gid, pid, ppid, tgid;
+	bool leader, kthread;
+};
+
+static __always_inline bool has_prefix(const char *s, const volatile char *pat)
+{
+#pragma unroll
+	for (int j = 0; j < STRATA_COMM_LEN; j++) {
+		char c = pat[j];
+
+		if (!c)
+			return true;
+		if (s[j] != c)
+			return false;
+	}
+	return true;
+}
+
+static bool eval(const volatile struct strata_match *m, const struct tinfo *ti)
+{
+	switch (m->kind) {
+	case STRATA_M_ALWAYS:
+		return true;
+	case STRATA_M_CGROUP:
+		return (ti->cgbits >> (m->cg_bit & 63)) & 1;
+	case STRATA_M_COMM_PREFIX:
+		return has_prefix(ti->comm, m->str);
+	case STRATA_M_COMM_PREFIX_EXCL:
+		return !has_prefix(ti->comm, m->str);
+	case STRATA_M_PCOMM_PREFIX:
+		return has_prefix(ti->pcomm, m->str);
+	case STRATA_M_PCOMM_PREFIX_EXCL:
+		return !has_prefix(ti->pcomm, m->str);
+	case STRATA_M_NICE_ABOVE:
+		return ti->nice > m->val;
+	case STRATA_M_NICE_BELOW:
+		return ti->nice < m->val;
+	case STRATA_M_NICE_EQUALS:
+		return ti->nice == m->val;
+	case STRATA_M_UID:
+		return ti->uid == (u32)m->val;
+	case STRATA_M_GID:
+		return ti->gid == (u32)m->val;
+	case STRATA_M_PID:
+		return ti->pid == (u32)m->val;
+	case STRATA_M_PPID:
+		return ti->ppid == (u32)m->val;
+	case STRATA_M_TGID:
+		return ti->tgid == (u32)m->val;
+	case STRATA_M_GROUP_LEADER:
+		return ti->leader == !!m->val;
+	case STRATA_M_KTHREAD:
+		return ti->kthread == !!m->val;
+	}
+	return false;
+}
+
+static u64 task_cgid(struct task_struct *p)
+{
+	return BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id);
+}
+
+/* The first layer whose AND block all match; the last layer is the catch-all. */
+static u32 match_layer(struct task_struct *p, u64 cgid)
+{
+	struct task_struct *leader = BPF_CORE_READ(p, group_leader);
+	struct tinfo ti = {};
+	u64 *bits;
+	bool ok = true;
+	u32 i;
+
+	bpf_probe_read_kernel(ti.comm, sizeof(ti.comm), p->comm);
+	if (leader)
+		bpf_probe_read_kernel(ti.pcomm, sizeof(ti.pcomm), &leader->comm);
+	bits = bpf_map_lookup_elem(&cgrp_bits, &cgid);
+	ti.cgbits = bits ? *bits : 0;
+	ti.nice = (s32)p->static_prio - 120; /* MAX_RT_PRIO + NICE_WIDTH / 2 */
+	ti.uid = BPF_CORE_READ(p, cred, euid.val);
+	ti.gid = BPF_CORE_READ(p, cred, egid.val);
+	ti.pid = p->pid;
+	ti.tgid = p->tgid;
+	ti.ppid = BPF_CORE_READ(p, real_parent, tgid);
+	ti.leader = p->pid == p->tgid;
+	ti.kthread = p->flags & PF_KTHREAD;
+
+	bpf_for(i, 0, nr_flat) {
+		const volatile struct strata_match *m = &flat[i & (STRATA_MAX_FLAT - 1)];
+
+		if (ok && !eval(m, &ti))
+			ok = false;
+		if (m->end_block) {
+			if (ok)
+				return m->layer;
+			ok = true;
+		}
+	}
+	return nr_layers - 1;
+}
+
+/* (Re)match @p; moves its task count when the layer changes. */
+__hidden void rematch(struct task_struct *p, struct task_ctx *tctx, bool first)
+{
+	u64 cgid = task_cgid(p);
+	u32 l = LAYER_IDX(match_layer(p, cgid));
+
+	bpf_probe_read_kernel(tctx->comm, sizeof(tctx->comm), p->comm);
+	tctx->cgid = cgid;
+	tctx->cg_gen = READ_ONCE(cg_gen);
+	if (first) {
+		tctx->layer = l;
+		__sync_fetch_and_add(&layer_nr_tasks[l], 1);
+		return;
+	}
+	if (l == tctx->layer)
+		return;
+	__sync_fetch_and_sub(&layer_nr_tasks[LAYER_IDX(tctx->layer)], 1);
+	__sync_fetch_and_add(&layer_nr_tasks[l], 1);
+	tctx->layer = l;
+	scxk_stat_inc(STRATA_STAT_REMATCH);
+}
+
+/* A rename (exec, prctl) or a cgroup change since the last match? */
+__hidden void maybe_rematch(struct task_struct *p, struct task_ctx *tctx)
+{
+	u64 comm[2] = {};
+
+	bpf_probe_read_kernel(comm, sizeof(comm), p->comm);
+	if (comm[0] != tctx->comm[0] || comm[1] != tctx->comm[1] ||
+	    tctx->cg_gen != READ_ONCE(cg_gen) || tctx->cgid != task_cgid(p))
+		rematch(p, tctx, false);
+}
