@@ -22,7 +22,7 @@
 
 #ifdef SCXK_FAULT_INJECTION
 /*
- * Written by the loader before load (common/lib/sched.c looks the section
+ * Written by the loader before load (common/sched/sched.c looks the section
  * up by name); 0 = disarmed. Its own section keeps it out of the
  * scheduler's .data, whose layout the skeleton fixes.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * stats.bpf.h - per-CPU event counters (common/bpf/stats.bpf.c). A per-CPU
+ * stats.bpf.h - per-CPU event counters (common/stats/stats.bpf.c). A per-CPU
  * array keeps increments free of atomics and cache-line bouncing; user
  * space sums the CPUs when it reads.
  */

@@ -25,7 +25,7 @@
  *   type  U64, I64, FLOAT or STRING: the "datum" in stats_meta
  *   unit  "" or the unit, shown after the help text as "help (unit)"
  *   help  one line for --help-stats and stats_meta
- * The counters are kept by common/bpf/stats.bpf.c and summed over CPUs by
+ * The counters are kept by common/stats/stats.bpf.c and summed over CPUs by
  * user space (scxk_counters_read).
  */
 #ifndef __SCXKIT_STATS_IDS_H

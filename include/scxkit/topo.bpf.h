@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * topo.bpf.h - the machine's shape on the BPF side, idle-CPU picking and
- * topology DSQs (common/bpf/topo.bpf.c). User space fills scxk_topo
+ * topology DSQs (common/topo/topo.bpf.c). User space fills scxk_topo
  * (libscxkit: scxk_topo_to_bpf) before load; scxk_topo_init() must run in
  * the scheduler's ops.init() before anything below is used.
  */

@@ -2,7 +2,7 @@
 /*
  * topo_data.h - the machine's shape as the BPF side sees it. User space
  * (libscxkit, scxk_topo_to_bpf) writes it into the ".data.scxk_topo"
- * section before load; common/bpf/topo.bpf.c turns the bitmaps into kernel
+ * section before load; common/topo/topo.bpf.c turns the bitmaps into kernel
  * cpumasks in ops.init().
  */
 #ifndef __SCXKIT_TOPO_DATA_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* uei.bpf.h - record why the kernel stopped the scheduler (common/bpf/uei.bpf.c). */
+/* uei.bpf.h - record why the kernel stopped the scheduler (common/sched/uei.bpf.c). */
 #ifndef __SCXKIT_UEI_BPF_H
 #define __SCXKIT_UEI_BPF_H
 

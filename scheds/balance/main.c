@@ -34,7 +34,7 @@
 #include "lb.h"
 #include "balance.skel.h"
 
-/* The life-cycle loop polls every 50 ms (common/lib/sched.c): the finest tick. */
+/* The life-cycle loop polls every 50 ms (common/sched/sched.c): the finest tick. */
 #define MIN_TUNE_INTERVAL 0.05
 /*
  * rusty calls the machine saturated at 99.999% average utilisation: then

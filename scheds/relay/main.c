@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * scx_relay - a deadline scheduler whose every decision is taken in user
- * space, on libscxuser (policy in policy.h, transport in common/user/).
+ * space, on libscxuser (policy in policy.h, transport in common/libscxuser/).
  *
  * Each round: take every queued task off the ring, give it a vruntime and
  * a deadline, and hand them back earliest deadline first. The most urgent

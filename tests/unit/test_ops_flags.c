@@ -128,7 +128,7 @@ static void test_errors(void **state)
 }
 
 /*
- * Every scheduler object of this build carries the enum (common/bpf/uei):
+ * Every scheduler object of this build carries the enum (common/sched/uei):
  * without it no flag could be translated. OBJ_DIR is the build root.
  */
 static void test_built_objects_name_their_flags(void **state)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libscxuser's arena allocator (common/user/arena.c): bounds, exhaustion,
+ * libscxuser's arena allocator (common/libscxuser/arena.c): bounds, exhaustion,
  * fragmentation and coalescing, alignment, and refusal of bad frees.
  * Linked against the shared libscxuser, which also proves that library
  * links and loads.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The tunable store (common/lib/tunable.c) on the host: a temp dir stands
+ * The tunable store (common/sched/tunable.c) on the host: a temp dir stands
  * in for /run/scx and a plain file for the sysctl, and a forked child that
  * dies without restoring plays the SIGKILLed loader.
  */

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # rel-tunables.sh - global tunables a loader changes come back to their
-# true original after an unclean exit (common/lib/tunable.c):
+# true original after an unclean exit (common/sched/tunable.c):
 #   - scx_relay (libscxuser) sets vm.compact_unevictable_allowed=0;
 #   - scx_brisk -I US sets every CPU's pm_qos_resume_latency_us.
 # For each: start, SIGKILL, the value stays changed (the kernel does not

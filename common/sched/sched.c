@@ -222,7 +222,7 @@ static int prepare_common(struct scxk_run *run)
 	/* The dump buffer takes exactly the size the kernel will fill. */
 	dump_map = bpf_object__find_map_by_name(run->obj, ".data.uei_dump");
 	if (!dump_map)
-		return scxk_err(-ENOENT, "BPF object lacks the exit info (link common/bpf/uei)");
+		return scxk_err(-ENOENT, "BPF object lacks the exit info (link common/sched/uei)");
 	if ((err = bpf_map__set_value_size(dump_map, dump_len)))
 		return scxk_err(err, "cannot size the exit dump to %u bytes", dump_len);
 	if ((err = scxk_obj_set_var(run->obj, ".rodata", "scxk_uei_dump_len", &dump_len,

@@ -184,7 +184,7 @@ int scxk_ops_flags_translate(const struct btf *built, const struct btf *kernel, 
 		return scxk_err(-EOPNOTSUPP, "the running kernel's BTF has no enum scx_ops_flags");
 	if (!bt && flags)
 		return scxk_err(-ENOENT, "the BPF object's BTF has no enum scx_ops_flags "
-					 "(link common/bpf/uei)");
+					 "(link common/sched/uei)");
 	*out = 0;
 	for (bit = 0; bit < 64; bit++) {
 		const char *name;
