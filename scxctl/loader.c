@@ -320,7 +320,7 @@ int scxctl_run(char *const *argv, char *out, size_t out_len, unsigned int timeou
 		setpgid(pid, pid); /* also here: the child may not have run yet */
 	close(pfd[1]);
 	for (;;) {
-		struct pollfd p = { pfd[0], POLLIN, 0 };
+		struct pollfd p = {pfd[0], POLLIN, 0};
 		char sink[512];
 		char *dst = out && used + 1 < out_len ? out + used : sink;
 		size_t room = out && used + 1 < out_len ? out_len - used - 1 : sizeof(sink);
@@ -348,7 +348,7 @@ int scxctl_run(char *const *argv, char *out, size_t out_len, unsigned int timeou
 	/* Output closed early: the child may still hang without writing. */
 	while (!timed_out) {
 		pid_t w = waitpid(pid, &st, timeout_s ? WNOHANG : 0);
-		struct timespec ts = { 0, POLL_MS * 1000000L };
+		struct timespec ts = {0, POLL_MS * 1000000L};
 
 		if (w == pid)
 			break;
@@ -406,8 +406,10 @@ int scxctl_check_args(const struct scxctl_sched *s, char *const *argv, int argc)
 	rc = scxctl_run(v, out, sizeof(out), CHECK_TIMEOUT_S);
 	free(v);
 	if (rc == -ETIMEDOUT)
-		return scxk_err(rc, "%s did not finish checking its arguments within %d s; "
-				    "nothing was started", s->binary, CHECK_TIMEOUT_S);
+		return scxk_err(rc,
+				"%s did not finish checking its arguments within %d s; "
+				"nothing was started",
+				s->binary, CHECK_TIMEOUT_S);
 	if (rc < 0)
 		return scxk_err(rc, "cannot run %s", s->binary);
 	if (rc == 0)

@@ -326,7 +326,8 @@ int main(int argc, char **argv)
 	/* Workers first, all parked on their semaphores; then the senders. */
 	for (i = 0; i < o.msg_threads && !err; i++) {
 		for (j = 0; j < o.workers && !err; j++) {
-			/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): setup() succeeded for every m[i], so m[i].w is set */
+			/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): setup()
+			 * succeeded for every m[i], so m[i].w is set */
 			err = pthread_create(&m[i].w[j].tid, NULL, worker_fn, &m[i].w[j]);
 			nw += !err;
 		}

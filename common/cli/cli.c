@@ -53,38 +53,40 @@ static const struct {
 	const char *help;
 	const char *dfl;
 } common_opts[] = {
-	{ "stats", OPT_STATS, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
-	  "run the scheduler and print its stats every SEC seconds", "off" },
-	{ "monitor", OPT_MONITOR, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
-	  "print the stats of the running scheduler every SEC seconds; never loads BPF", "off" },
-	{ "monitor-count", OPT_MONITOR_COUNT, "N", SCXK_OPT_U64, 0, 0,
-	  "with --monitor, stop after N prints", "0 (forever)" },
-	{ "help-stats", OPT_HELP_STATS, NULL, SCXK_OPT_FLAG, 0, 0, "describe every stat and exit",
-	  NULL },
+	{"stats", OPT_STATS, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
+	 "run the scheduler and print its stats every SEC seconds", "off"},
+	{"monitor", OPT_MONITOR, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
+	 "print the stats of the running scheduler every SEC seconds; never loads BPF", "off"},
+	{"monitor-count", OPT_MONITOR_COUNT, "N", SCXK_OPT_U64, 0, 0,
+	 "with --monitor, stop after N prints", "0 (forever)"},
+	{"help-stats", OPT_HELP_STATS, NULL, SCXK_OPT_FLAG, 0, 0, "describe every stat and exit",
+	 NULL},
 	/* Above 16 MiB the dump buffer would not fit one map value. */
-	{ "exit-dump-len", OPT_EXIT_DUMP_LEN, "BYTES", SCXK_OPT_U64, 1, 16U << 20,
-	  "size of the kernel's debug dump kept on an error exit", "32768" },
-	{ "partial", OPT_PARTIAL, NULL, SCXK_OPT_FLAG, 0, 0,
-	  "schedule only tasks that set SCHED_EXT; others stay on the fair class", NULL },
-	{ "stats-socket", OPT_STATS_SOCKET, "PATH", SCXK_OPT_STRING, 0, 0, "stats socket path",
-	  SCXK_STATS_DEFAULT_PATH },
-	{ "verbose", 'v', NULL, SCXK_OPT_FLAG, 0, 0,
-	  "more output; twice adds libbpf's debug output", NULL },
-	{ "version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, "print the version and exit", NULL },
-	{ "help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, "print this help and exit", NULL },
-	{ "help-man", OPT_HELP_MAN, NULL, SCXK_OPT_FLAG, 0, 0,
-	  "print the OPTIONS section of the man page (scdoc)", NULL },
-	{ "help-options", OPT_HELP_OPTIONS, NULL, SCXK_OPT_FLAG, 0, 0,
-	  "print every option's name, type, short form, range and choices, one per line (for "
-	  "tests)", NULL },
-	{ "check-args", OPT_CHECK_ARGS, NULL, SCXK_OPT_FLAG, 0, 0,
-	  "only parse the options and exit; reads no file and writes nothing", NULL },
+	{"exit-dump-len", OPT_EXIT_DUMP_LEN, "BYTES", SCXK_OPT_U64, 1, 16U << 20,
+	 "size of the kernel's debug dump kept on an error exit", "32768"},
+	{"partial", OPT_PARTIAL, NULL, SCXK_OPT_FLAG, 0, 0,
+	 "schedule only tasks that set SCHED_EXT; others stay on the fair class", NULL},
+	{"stats-socket", OPT_STATS_SOCKET, "PATH", SCXK_OPT_STRING, 0, 0, "stats socket path",
+	 SCXK_STATS_DEFAULT_PATH},
+	{"verbose", 'v', NULL, SCXK_OPT_FLAG, 0, 0, "more output; twice adds libbpf's debug output",
+	 NULL},
+	{"version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, "print the version and exit", NULL},
+	{"help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, "print this help and exit", NULL},
+	{"help-man", OPT_HELP_MAN, NULL, SCXK_OPT_FLAG, 0, 0,
+	 "print the OPTIONS section of the man page (scdoc)", NULL},
+	{"help-options", OPT_HELP_OPTIONS, NULL, SCXK_OPT_FLAG, 0, 0,
+	 "print every option's name, type, short form, range and choices, one per line (for "
+	 "tests)",
+	 NULL},
+	{"check-args", OPT_CHECK_ARGS, NULL, SCXK_OPT_FLAG, 0, 0,
+	 "only parse the options and exit; reads no file and writes nothing", NULL},
 #ifdef SCXK_FAULT_INJECTION
 	/* PID 1 and the kernel's own threads are never a sensible victim. */
-	{ "fault-starve-tgid", OPT_FAULT_STARVE, "TGID", SCXK_OPT_U64, 2,
-	  4194304 /* PID_MAX_LIMIT */,
-	  "TEST BUILD ONLY: never run the tasks of process TGID, so the kernel's watchdog "
-	  "ejects the scheduler", "off" },
+	{"fault-starve-tgid", OPT_FAULT_STARVE, "TGID", SCXK_OPT_U64, 2,
+	 4194304 /* PID_MAX_LIMIT */,
+	 "TEST BUILD ONLY: never run the tasks of process TGID, so the kernel's watchdog "
+	 "ejects the scheduler",
+	 "off"},
 #endif
 };
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
@@ -177,8 +179,8 @@ void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
 	size_t i;
 
 	fprintf(f, "Usage: %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n", cli->prog,
-		cli->positional && cli->args ? " " : "", cli->positional && cli->args ? cli->args : "",
-		cli->summary);
+		cli->positional && cli->args ? " " : "",
+		cli->positional && cli->args ? cli->args : "", cli->summary);
 	for (o = cli->opts; o && o->name; o++)
 		scxk_cli_print_help_opt(f, HELP_COLUMN, o->short_opt, o->name, o->metavar, o->help,
 					opt_dfl(o, buf, sizeof(buf)), o->choices);
@@ -193,7 +195,8 @@ void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
 	      f);
 	if (cli->examples)
 		fprintf(f, "\nExamples:\n%s", cli->examples);
-	fputs("\nExit status: 0 clean detach, 1 failure or ejection by the kernel, 2 usage error.\n",
+	fputs("\nExit status: 0 clean detach, 1 failure or ejection by the kernel, 2 usage "
+	      "error.\n",
 	      f);
 }
 
@@ -292,7 +295,8 @@ static void print_options(const struct scxk_cli *cli, FILE *f)
 			       o->type == SCXK_OPT_CHOICE ? o->choices : NULL);
 	for (i = 0; i < NR_COMMON; i++)
 		print_opt_line(f, common_opts[i].name, common_opts[i].type, common_opts[i].id,
-			       common_opts[i].metavar, common_opts[i].min, common_opts[i].max, NULL);
+			       common_opts[i].metavar, common_opts[i].min, common_opts[i].max,
+			       NULL);
 }
 
 static int bad(const struct scxk_cli *cli, const char *fmt, const char *a, const char *b)
@@ -376,8 +380,8 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		if (scxk_parse_double(arg, &d) || d <= common_opts[idx].min ||
 		    d > common_opts[idx].max) {
 			snprintf(why, sizeof(why),
-				 "'%.64s' is not an interval in seconds (0 < SEC <= %" PRIu64 ")", arg,
-				 common_opts[idx].max);
+				 "'%.64s' is not an interval in seconds (0 < SEC <= %" PRIu64 ")",
+				 arg, common_opts[idx].max);
 			return bad(cli, "--%s: %s", common_opts[idx].name, why);
 		}
 		break;
@@ -389,7 +393,8 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 					 "'%.64s' is not an integer in %" PRIu64 "..%" PRIu64, arg,
 					 common_opts[idx].min, common_opts[idx].max);
 			else
-				snprintf(why, sizeof(why), "'%.64s' is not a non-negative integer", arg);
+				snprintf(why, sizeof(why), "'%.64s' is not a non-negative integer",
+					 arg);
 			return bad(cli, "--%s: %s", common_opts[idx].name, why);
 		}
 		break;
@@ -414,7 +419,8 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		return 0;
 	case OPT_STATS_SOCKET:
 		if (!*arg || strlen(arg) >= 108 /* sun_path */)
-			return bad(cli, "--stats-socket: '%s' is not a usable socket path%s", arg, "");
+			return bad(cli, "--stats-socket: '%s' is not a usable socket path%s", arg,
+				   "");
 		c->stats_path = arg;
 		return 0;
 	case OPT_HELP_STATS:
@@ -446,8 +452,8 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 	for (o = cli->opts; o && o->name; o++, own++) {
 		int has_arg = o->type == SCXK_OPT_FLAG ? no_argument : required_argument;
 
-		lopts[nr++] = (struct option){ o->name, has_arg, NULL,
-					       o->short_opt ? o->short_opt : OPT_FIRST_OWN + own };
+		lopts[nr++] = (struct option){o->name, has_arg, NULL,
+					      o->short_opt ? o->short_opt : OPT_FIRST_OWN + own};
 		if (o->short_opt && sl < sizeof(sopts) - 3) {
 			sopts[sl++] = (char)o->short_opt;
 			if (has_arg == required_argument)
@@ -455,10 +461,11 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 		}
 	}
 	for (i = 0; i < NR_COMMON; i++)
-		lopts[nr++] = (struct option){ common_opts[i].name,
-					       common_opts[i].metavar ? required_argument : no_argument,
-					       NULL, common_opts[i].id };
-	lopts[nr] = (struct option){ 0 };
+		lopts[nr++] =
+			(struct option){common_opts[i].name,
+					common_opts[i].metavar ? required_argument : no_argument,
+					NULL, common_opts[i].id};
+	lopts[nr] = (struct option){0};
 	strncat(sopts, "vVh", sizeof(sopts) - sl - 1);
 
 	/*

@@ -59,12 +59,12 @@ const volatile u64 preempt_after_ns = 1 * SCXK_NSEC_PER_MSEC;
 const volatile u64 user_stall_ns = SCXU_TIMEOUT_MS * SCXK_NSEC_PER_MSEC;
 
 /* Written by user space through the mmaped .bss while attached. */
-volatile s32 usersched_pid; /* thread id of the scheduling thread, 0 before it starts */
+volatile s32 usersched_pid;	 /* thread id of the scheduling thread, 0 before it starts */
 volatile bool usersched_started; /* it has started once (usersched_pid went non-zero) */
-volatile s32 usersched_tgid;  /* its process: the loader's other threads */
-volatile u64 nr_scheduled;  /* tasks user space still holds */
-volatile s64 user_exit_err; /* user space failed: abort with this errno */
-volatile u64 nr_submitted;  /* answers written to the dispatched ring */
+volatile s32 usersched_tgid;	 /* its process: the loader's other threads */
+volatile u64 nr_scheduled;	 /* tasks user space still holds */
+volatile s64 user_exit_err;	 /* user space failed: abort with this errno */
+volatile u64 nr_submitted;	 /* answers written to the dispatched ring */
 
 /* Read by user space. */
 volatile u64 nr_dsq_waiting; /* tasks in the shared DSQ at the last dispatch */
@@ -74,7 +74,7 @@ volatile u64 nr_drained;     /* answers taken off the dispatched ring */
 static u64 usersched_off_ts; /* when the scheduling thread last left a CPU */
 static u64 last_preempt_ts;  /* when a CPU was last preempted for it */
 static u32 kick_armed;	     /* the deferred preemption timer is pending */
-static u64 attach_ts;        /* when ops.init ran */
+static u64 attach_ts;	     /* when ops.init ran */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -617,7 +617,8 @@ static int heartbeat_fn(void *map, int *key, struct bpf_timer *timer)
 		return 0;
 	}
 	/* Not trusting usersched_on_cpu for work: a lost wakeup must not last. */
-	if (usersched_has_work() || usersched_needed() || scx_bpf_dsq_nr_queued(SCXU_DSQ_SHARED) > 0) {
+	if (usersched_has_work() || usersched_needed() ||
+	    scx_bpf_dsq_nr_queued(SCXU_DSQ_SHARED) > 0) {
 		s32 cpu;
 
 		/* Every idle CPU passes through dispatch, which serves the thread. */

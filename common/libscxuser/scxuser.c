@@ -85,7 +85,7 @@ struct scxu {
 	size_t arena_len;
 	struct scxu_arena arena;
 
-	bool compact_set; /* vm.compact_unevictable_allowed is ours to restore */
+	bool compact_set;	   /* vm.compact_unevictable_allowed is ours to restore */
 	volatile uint64_t pf_base; /* faults at the end of start-up; 0 = not yet */
 	volatile uint64_t dequeued, dispatch_full, nr_scheduled;
 	void *priv;
@@ -280,7 +280,8 @@ static int lock_memory(struct scxu *u)
 	 */
 	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		scxk_warn("cannot disable transparent huge pages (%s): khugepaged may "
-			  "cause page faults", strerror(errno));
+			  "cause page faults",
+			  strerror(errno));
 	p = malloc(HEAP_PREFAULT_BYTES);
 	if (!p)
 		return scxk_err(-ENOMEM, "cannot grow the heap by %lu MiB",
@@ -305,8 +306,7 @@ static int lock_memory(struct scxu *u)
 	 * Compaction may move even locked pages, which then fault on access.
 	 * Not fatal: the kernel may lack the sysctl.
 	 */
-	if (!access(COMPACT_SYSCTL, F_OK) &&
-	    !scxk_tunable_set(COMPACT_KEY, COMPACT_SYSCTL, "0"))
+	if (!access(COMPACT_SYSCTL, F_OK) && !scxk_tunable_set(COMPACT_KEY, COMPACT_SYSCTL, "0"))
 		u->compact_set = true;
 	return 0;
 }

@@ -57,7 +57,7 @@ static struct bpf_map *ops_map(struct bpf_object *obj)
 {
 	struct bpf_map *map;
 
-	bpf_object__for_each_map(map, obj) {
+	bpf_object__for_each_map (map, obj) {
 		if (bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
 			return map;
 	}
@@ -144,8 +144,8 @@ static uint64_t enumerator_value(const struct btf_type *t, int i)
 
 static const char *enumerator_name(const struct btf *btf, const struct btf_type *t, int i)
 {
-	return btf__name_by_offset(btf, btf_is_enum64(t) ? btf_enum64(t)[i].name_off :
-							     btf_enum(t)[i].name_off);
+	return btf__name_by_offset(btf, btf_is_enum64(t) ? btf_enum64(t)[i].name_off
+							 : btf_enum(t)[i].name_off);
 }
 
 static int enum_value_of(const struct btf *btf, const struct btf_type *t, const char *name,
@@ -193,7 +193,8 @@ int scxk_ops_flags_translate(const struct btf *built, const struct btf *kernel, 
 			continue;
 		name = enum_name_of(built, bt, 1ULL << bit);
 		if (!name)
-			return scxk_err(-EINVAL, "ops flag bit %d has no name in the BPF object", bit);
+			return scxk_err(-EINVAL, "ops flag bit %d has no name in the BPF object",
+					bit);
 		if (enum_value_of(kernel, kt, name, &v)) {
 			/* Like compat.h's "enum or zero": an older kernel lacks the
 			 * feature and behaves as the flag's absence says. */

@@ -40,11 +40,11 @@
  * More restarts than this within RESTART_WINDOW_S means something keeps
  * failing (a hotplug storm, a broken profile source): stop rather than loop.
  */
-#define MAX_RESTARTS 16
+#define MAX_RESTARTS	 16
 #define RESTART_WINDOW_S 60
 /* Lines of libbpf/verifier output shown when loading fails. */
 #define LOG_TAIL_LINES 40
-#define LOG_RING_SIZE (256 * 1024)
+#define LOG_RING_SIZE  (256 * 1024)
 /*
  * SCHED_FIFO priority of the loader between a restart request and the new
  * attach: above ordinary RT hogs, below the kernel's threaded interrupt
@@ -125,7 +125,7 @@ static void print_log_tail(void)
 
 static bool has_cap(int cap)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2] = {};
 
 	if (syscall(SYS_capget, &hdr, data))
@@ -147,7 +147,8 @@ int scxk_check_system(void)
 	if (!has_cap(CAP_SYS_ADMIN) || !has_cap(CAP_BPF))
 		return scxk_err(-EPERM, "loading a scheduler needs root (CAP_SYS_ADMIN and "
 					"CAP_BPF); run it with sudo");
-	if (!scxk_read_line(SCX_SYSFS "/state", state, sizeof(state)) && strcmp(state, "disabled")) {
+	if (!scxk_read_line(SCX_SYSFS "/state", state, sizeof(state)) &&
+	    strcmp(state, "disabled")) {
 		if (scxk_read_line(SCX_SYSFS "/root/ops", ops, sizeof(ops)))
 			snprintf(ops, sizeof(ops), "unknown");
 		scxk_log(SCXK_LOG_ERROR,
@@ -234,7 +235,8 @@ static int prepare_common(struct scxk_run *run)
 	if (getenv("SCX_TIMEOUT_MS")) {
 		/* The kernel caps the watchdog at 30 s (SCX_WATCHDOG_MAX_TIMEOUT). */
 		if (scxk_parse_u64(getenv("SCX_TIMEOUT_MS"), &v) || v == 0 || v > 30000)
-			return scxk_err(-EINVAL, "SCX_TIMEOUT_MS='%s' is not a timeout in 1..30000 ms",
+			return scxk_err(-EINVAL,
+					"SCX_TIMEOUT_MS='%s' is not a timeout in 1..30000 ms",
 					getenv("SCX_TIMEOUT_MS"));
 		scxk_obj_set_ops_field(run->obj, "timeout_ms", v);
 	}
@@ -257,7 +259,8 @@ static int prepare_common(struct scxk_run *run)
 			return scxk_err(-ENOTSUP, "--fault-starve-tgid: this scheduler's BPF side "
 						  "does not call scxk_fault_drop()");
 		scxk_warn("fault injection armed: tasks of process %u will never run; expect the "
-			  "watchdog to eject the scheduler", tgid);
+			  "watchdog to eject the scheduler",
+			  tgid);
 	}
 	return 0;
 }
@@ -291,7 +294,8 @@ static void log_verified_insns(struct bpf_object *obj)
 
 	if (scxk_log_verbosity() < 1)
 		return;
-	bpf_object__for_each_program(prog, obj) {
+	bpf_object__for_each_program(prog, obj)
+	{
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
@@ -350,9 +354,13 @@ static void loaded_put(struct scxk_run *run)
 	if (l->used)
 		loaded_destroy(run, l);
 	nr_kept++;
-	*l = (struct loaded){ .used = true, .stamp = nr_kept, .skel = run->skel, .obj = run->obj,
-			      .skeleton = run->skeleton, .online = run->topo->online,
-			      .priv = run->priv };
+	*l = (struct loaded){.used = true,
+			     .stamp = nr_kept,
+			     .skel = run->skel,
+			     .obj = run->obj,
+			     .skeleton = run->skeleton,
+			     .online = run->topo->online,
+			     .priv = run->priv};
 }
 
 /* Take the kept object loaded for the CPUs online now, if there is one. */
@@ -428,7 +436,7 @@ static void restart_phase(int ph)
 
 static void restart_begin(void)
 {
-	struct sched_param rt = { .sched_priority = RESTART_RT_PRIO };
+	struct sched_param rt = {.sched_priority = RESTART_RT_PRIO};
 
 	memset(restart_ctx.ms, 0, sizeof(restart_ctx.ms));
 	clock_gettime(CLOCK_MONOTONIC, &restart_ctx.seen);
@@ -471,7 +479,7 @@ static int attach(struct scxk_run *run, bool reused)
 	size_t uei_size;
 	int err;
 
-	bpf_object__for_each_map(map, run->obj)
+	bpf_object__for_each_map (map, run->obj)
 		if (bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
 			ops = map;
 	if (!ops)
@@ -506,7 +514,8 @@ static int attach(struct scxk_run *run, bool reused)
 		err = -errno;
 		print_log_tail();
 		if (err == -EBUSY || err == -EEXIST)
-			return scxk_err(err, "cannot attach: another sched_ext scheduler took over");
+			return scxk_err(err,
+					"cannot attach: another sched_ext scheduler took over");
 		return scxk_err(err, "cannot attach the scheduler (see the kernel log, dmesg)");
 	}
 	return 0;
@@ -575,15 +584,15 @@ static int run_once(struct scxk_run *run)
 	clock_gettime(CLOCK_MONOTONIC, &last_tick);
 	last_stats = last_tick;
 	while (!exit_req && !run->uei->kind && !restart) {
-		struct timespec ts = { 0, POLL_MS * 1000000L };
+		struct timespec ts = {0, POLL_MS * 1000000L};
 		double since_tick, since_stats;
 
 		nanosleep(&ts, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		since_tick = (now.tv_sec - last_tick.tv_sec) * 1e3 +
 			     (now.tv_nsec - last_tick.tv_nsec) / 1e6;
-		since_stats = (now.tv_sec - last_stats.tv_sec) +
-			      (now.tv_nsec - last_stats.tv_nsec) / 1e9;
+		since_stats =
+			(now.tv_sec - last_stats.tv_sec) + (now.tv_nsec - last_stats.tv_nsec) / 1e9;
 		if (s->tick && since_tick >= s->tick_ms) {
 			last_tick = now;
 			err = s->tick(run);
@@ -599,8 +608,8 @@ static int run_once(struct scxk_run *run)
 	}
 detach:
 	/* The kernel asked for a restart: from here on the clock runs. */
-	if (!exit_req && (restart || (run->uei->kind &&
-				      (run->uei->exit_code & SCXK_ECODE_ACT_RESTART))))
+	if (!exit_req &&
+	    (restart || (run->uei->kind && (run->uei->exit_code & SCXK_ECODE_ACT_RESTART))))
 		restart_begin();
 	scxk_stats_client_close(client);
 	scxk_sched_stats_stop(srv);
@@ -636,8 +645,8 @@ out:
 
 int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 {
-	struct scxk_run run = { .sched = s };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct scxk_run run = {.sched = s};
+	struct sigaction sa = {.sa_handler = on_signal};
 	unsigned int in_window = 0;
 	time_t window_start = 0;
 	int err, ret;

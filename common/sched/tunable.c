@@ -90,7 +90,8 @@ static bool owner_alive(const struct saved *s)
 static int write_value(const char *path, const char *value)
 {
 	size_t len = strlen(value);
-	/* O_TRUNC: a shorter value must not leave the old one's tail (plain files under SCX_SYSFS_PREFIX). */
+	/* O_TRUNC: a shorter value must not leave the old one's tail (plain files under
+	 * SCX_SYSFS_PREFIX). */
 	int err = 0, fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 
 	if (fd < 0)

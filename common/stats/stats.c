@@ -31,8 +31,8 @@
 #include <scxkit/stats.h>
 #include <scxkit/stats_ids.h>
 
-#define OUT_MAX	   (1 << 20) /* queued response bytes per client */
-#define POLL_TICK_MS 500	     /* how often stall deadlines are checked */
+#define OUT_MAX	     (1 << 20) /* queued response bytes per client */
+#define POLL_TICK_MS 500       /* how often stall deadlines are checked */
 /*
  * Out of file descriptors (or memory) for accept4(): the pending connection
  * keeps the listening socket readable, so polling it at once again would
@@ -201,7 +201,8 @@ static json_t *order_fields(const struct scxk_stats_ops *ops, json_t *raw)
 		if (v && json_object_set(out, ops->fields[i].name, v))
 			goto err;
 	}
-	json_object_foreach(raw, key, v) {
+	json_object_foreach(raw, key, v)
+	{
 		if (!json_object_get(out, key) && json_object_set(out, key, v))
 			goto err;
 	}
@@ -213,8 +214,8 @@ err:
 
 static char *response(int err, json_t *resp)
 {
-	json_t *r = json_pack("{s:i,s:{s:o}}", "errno", err, "args", "resp",
-			      resp ? resp : json_null());
+	json_t *r =
+		json_pack("{s:i,s:{s:o}}", "errno", err, "args", "resp", resp ? resp : json_null());
 	char *line;
 
 	if (!r)
@@ -224,8 +225,7 @@ static char *response(int err, json_t *resp)
 	return line;
 }
 
-static int handle_stats(const struct scxk_stats_ops *ops, void *state, json_t *args,
-			json_t **resp)
+static int handle_stats(const struct scxk_stats_ops *ops, void *state, json_t *args, json_t **resp)
 {
 	json_t *target = args ? json_object_get(args, "target") : NULL, *raw;
 	int err;
@@ -249,8 +249,7 @@ static int handle_stats(const struct scxk_stats_ops *ops, void *state, json_t *a
 	return err;
 }
 
-char *scxk_stats_handle(const struct scxk_stats_ops *ops, void *state, const char *req,
-			size_t len)
+char *scxk_stats_handle(const struct scxk_stats_ops *ops, void *state, const char *req, size_t len)
 {
 	json_t *root, *verb, *args, *resp = NULL;
 	const char *name;
@@ -288,8 +287,8 @@ out:
 struct client {
 	int fd; /* -1: slot free */
 	void *state;
-	bool closing;	  /* after an E2BIG answer: close once flushed */
-	int64_t stall_at; /* ms: drop if still mid-line or blocked then */
+	bool closing;	   /* after an E2BIG answer: close once flushed */
+	int64_t stall_at;  /* ms: drop if still mid-line or blocked then */
 	int64_t active_at; /* ms: connected, or last request or reply */
 	size_t in_len;
 	char in[SCXK_STATS_MAX_REQ + 1]; /* one full line, or proof it is too long */
@@ -497,8 +496,8 @@ static void *server_thread(void *arg)
 		/* A negative fd is ignored by poll(): the listener rests while backing off. */
 		bool resting = srv->accept_at > now;
 
-		pfd[n++] = (struct pollfd){ .fd = srv->efd, .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = resting ? -1 : srv->lfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = srv->efd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = resting ? -1 : srv->lfd, .events = POLLIN};
 		if (resting)
 			timeout = (int)(srv->accept_at - now);
 		for (i = 0; i < SCXK_STATS_MAX_CLIENTS; i++) {
@@ -507,8 +506,8 @@ static void *server_thread(void *arg)
 			if (c->fd < 0)
 				continue;
 			slot[n] = c;
-			pfd[n++] = (struct pollfd){ .fd = c->fd,
-						    .events = c->out_len ? POLLOUT : POLLIN };
+			pfd[n++] = (struct pollfd){.fd = c->fd,
+						   .events = c->out_len ? POLLOUT : POLLIN};
 			if (c->stall_at && (timeout < 0 || timeout > POLL_TICK_MS))
 				timeout = POLL_TICK_MS;
 		}
@@ -527,7 +526,8 @@ static void *server_thread(void *arg)
 			struct client *c = slot[i];
 			bool ok = true;
 
-			/* Replaced by a newcomer in server_accept(): these events were the old fd's. */
+			/* Replaced by a newcomer in server_accept(): these events were the old
+			 * fd's. */
 			if (c->fd != pfd[i].fd)
 				continue;
 			if (pfd[i].revents & POLLOUT)
@@ -598,7 +598,7 @@ static int check_path(const char *path, const struct sockaddr_un *sa)
 
 static int server_listen(struct scxk_stats_server *srv, mode_t sock_mode)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct stat st;
 	int err;
 

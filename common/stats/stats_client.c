@@ -44,7 +44,7 @@ static int64_t now_ms(void)
 /* Wait for @events on @fd until @deadline (ms, 0 = none): 0 or -errno. */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
+	struct pollfd pfd = {.fd = fd, .events = events};
 	int ret, timeout;
 
 	for (;;) {
@@ -73,7 +73,7 @@ static int64_t deadline_of(int timeout_ms)
 
 int scxk_stats_client_open(struct scxk_stats_client **out, const char *path, int timeout_ms)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int64_t deadline = deadline_of(timeout_ms);
 	struct scxk_stats_client *c;
 	int err;
@@ -93,7 +93,7 @@ int scxk_stats_client_open(struct scxk_stats_client **out, const char *path, int
 	}
 	/* A busy server's full backlog shows as EAGAIN: retry until the deadline. */
 	while (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		struct timespec ts = { 0, 10 * 1000000L };
+		struct timespec ts = {0, 10 * 1000000L};
 
 		err = errno ? -errno : -EIO;
 		if (err == -EINTR)
@@ -279,8 +279,8 @@ static int monitor_loop(const char *path, double interval_s, int count, FILE *ou
 			void (*print)(json_t *resp, FILE *out))
 {
 	int64_t interval_ms = (int64_t)(interval_s * 1000.0 + 0.5);
-	int timeout_ms = interval_ms > 1000 ? (int)(interval_ms < 60000 ? interval_ms : 60000)
-					    : 1000;
+	int timeout_ms =
+		interval_ms > 1000 ? (int)(interval_ms < 60000 ? interval_ms : 60000) : 1000;
 	struct scxk_stats_client *c = NULL;
 	bool waiting = false;
 	int printed = 0, err = 0;
@@ -332,7 +332,7 @@ static int monitor_loop(const char *path, double interval_s, int count, FILE *ou
 int scxk_stats_monitor(const char *path, double interval_s, int count, FILE *out,
 		       void (*print)(json_t *resp, FILE *out))
 {
-	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
+	struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
 	int ret;
 
 	if (!(interval_s > 0) || !out)
@@ -361,7 +361,8 @@ void scxk_stats_print_line(json_t *resp, FILE *out)
 		free(s);
 		return;
 	}
-	json_object_foreach(resp, key, v) {
+	json_object_foreach(resp, key, v)
+	{
 		fprintf(out, "%s%s=", sep, key);
 		sep = " ";
 		switch (json_typeof(v)) {

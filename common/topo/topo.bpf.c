@@ -40,19 +40,19 @@ __hidden s32 scxk_topo_init(void)
 		scxk_error("topology not filled in by user space");
 		return -EINVAL;
 	}
-	bpf_for(i, 0, nr_llcs) {
+	bpf_for (i, 0, nr_llcs) {
 		if ((err = scxk_mask_slot_new(&scxk_topo_masks, i, NULL)))
 			return err;
 	}
-	bpf_for(i, 0, nr_nodes) {
+	bpf_for (i, 0, nr_nodes) {
 		if ((err = scxk_mask_slot_new(&scxk_topo_masks, SCXK_MAX_LLCS + i, NULL)))
 			return err;
 	}
-	bpf_for(i, 0, nr_cpus) {
+	bpf_for (i, 0, nr_cpus) {
 		if ((err = scxk_mask_slot_new(&scxk_scratch, i, NULL)))
 			return err;
 	}
-	bpf_for(i, 0, nr_cpus) {
+	bpf_for (i, 0, nr_cpus) {
 		u32 llc, node;
 
 		if (i >= SCXK_MAX_CPUS)
@@ -187,13 +187,13 @@ __hidden s32 scxk_dsq_create_topo(u32 flags)
 	s32 i, err;
 
 	if (flags & SCXK_DSQ_TOPO_CPU) {
-		bpf_for(i, 0, nr_cpus) {
+		bpf_for (i, 0, nr_cpus) {
 			if ((err = scx_bpf_create_dsq(SCXK_DSQ_CPU(i), DSQ_ANY_NODE)))
 				return err;
 		}
 	}
 	if (flags & SCXK_DSQ_TOPO_NODE) {
-		bpf_for(i, 0, min(scxk_topo.nr_nodes, SCXK_MAX_NODES)) {
+		bpf_for (i, 0, min(scxk_topo.nr_nodes, SCXK_MAX_NODES)) {
 			if ((err = scx_bpf_create_dsq(SCXK_DSQ_NODE(i), DSQ_ANY_NODE)))
 				return err;
 		}

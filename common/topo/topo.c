@@ -26,7 +26,7 @@
 #define MAX_CACHE_INDEX 32
 /* The level that is the LLC on nearly every machine (L4 eDRAM is a victim cache). */
 #define LLC_PREFERRED_LEVEL 3
-#define DECIMAL_BASE 10
+#define DECIMAL_BASE	    10
 
 struct reader {
 	char prefix[PATH_MAX]; /* root without trailing slashes; "" for "/" */
@@ -70,8 +70,8 @@ static int vread_text(struct reader *r, char *buf, size_t len, const char *fmt, 
 	return read_whole(r->path, buf, len);
 }
 
-__attribute__((format(printf, 4, 5)))
-static int read_text(struct reader *r, char *buf, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int read_text(struct reader *r, char *buf, size_t len,
+							   const char *fmt, ...)
 {
 	va_list ap;
 	int err;
@@ -88,9 +88,9 @@ static int read_text(struct reader *r, char *buf, size_t len, const char *fmt, .
  * an offline CPU and other optional files behave similarly.
  * Return: 0, or a logged parse error.
  */
-__attribute__((format(printf, 5, 6)))
-static int read_mask_opt(struct reader *r, struct scxk_cpumask *m, int nr_cpus, bool *present,
-			 const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int read_mask_opt(struct reader *r,
+							       struct scxk_cpumask *m, int nr_cpus,
+							       bool *present, const char *fmt, ...)
 {
 	char buf[SYSFS_BUF_LEN];
 	va_list ap;
@@ -109,8 +109,8 @@ static int read_mask_opt(struct reader *r, struct scxk_cpumask *m, int nr_cpus, 
 }
 
 /* Optional unsigned number, same conventions as read_mask_opt(). */
-__attribute__((format(printf, 4, 5)))
-static int read_uint_opt(struct reader *r, unsigned long *v, bool *present, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int read_uint_opt(struct reader *r, unsigned long *v,
+							       bool *present, const char *fmt, ...)
 {
 	char buf[SYSFS_SMALL_LEN] = "", *end;
 	va_list ap;
@@ -207,7 +207,7 @@ static int single_node(struct scxk_topo *t)
 	t->nr_nodes = 1;
 	/* like the per-node cpulist files on x86, which drop offline CPUs */
 	t->node_cpus[0] = t->online;
-	scxk_cpumask_for_each(cpu, &t->possible)
+	scxk_cpumask_for_each (cpu, &t->possible)
 		t->node_id[cpu] = 0;
 	return 0;
 }
@@ -272,7 +272,7 @@ static int read_nodes(struct reader *r, struct scxk_topo *t)
 	t->node_sysfs_id = calloc(nr, sizeof(*t->node_sysfs_id));
 	if (!t->node_cpus || !t->node_sysfs_id)
 		return scxk_err(-ENOMEM, "cannot allocate the node table");
-	scxk_cpumask_for_each(id, &ids) {
+	scxk_cpumask_for_each (id, &ids) {
 		struct scxk_cpumask m;
 		bool present;
 
@@ -283,7 +283,7 @@ static int read_nodes(struct reader *r, struct scxk_topo *t)
 			continue;
 		t->node_sysfs_id[t->nr_nodes] = id;
 		t->node_cpus[t->nr_nodes] = m;
-		scxk_cpumask_for_each(cpu, &m) {
+		scxk_cpumask_for_each (cpu, &m) {
 			if (t->node_id[cpu] < 0)
 				t->node_id[cpu] = t->nr_nodes;
 		}
@@ -293,7 +293,7 @@ static int read_nodes(struct reader *r, struct scxk_topo *t)
 		return single_node(t);
 	/* x86 drops offline CPUs from the node lists; with one node there is no doubt */
 	if (t->nr_nodes == 1) {
-		scxk_cpumask_for_each(cpu, &t->possible)
+		scxk_cpumask_for_each (cpu, &t->possible)
 			t->node_id[cpu] = 0;
 	}
 	return 0;
@@ -398,7 +398,7 @@ static int read_capacities(struct reader *r, struct scxk_topo *t)
 
 	scxk_cpumask_zero(&have_cap);
 	scxk_cpumask_zero(&have_freq);
-	scxk_cpumask_for_each(cpu, &t->possible) {
+	scxk_cpumask_for_each (cpu, &t->possible) {
 		if ((err = read_uint_opt(r, &v, &present, "cpu/cpu%d/cpu_capacity", cpu)))
 			return err;
 		if (present) {
@@ -416,7 +416,7 @@ static int read_capacities(struct reader *r, struct scxk_topo *t)
 		}
 	}
 
-	scxk_cpumask_for_each(cpu, &t->possible) {
+	scxk_cpumask_for_each (cpu, &t->possible) {
 		/* a CPU the chosen source says nothing about: offline ones stay unknown */
 		unsigned int unknown = scxk_cpumask_test(&t->online, cpu) ? SCXK_CAPACITY_MAX : 0;
 
@@ -442,7 +442,7 @@ static int read_capacities(struct reader *r, struct scxk_topo *t)
 			hi = t->capacity[cpu];
 	}
 	t->hybrid = hi && lo < hi;
-	scxk_cpumask_for_each(cpu, &t->possible)
+	scxk_cpumask_for_each (cpu, &t->possible)
 		t->big[cpu] = t->hybrid && t->capacity[cpu] == hi;
 	return 0;
 }
@@ -456,7 +456,7 @@ static void finish(struct scxk_topo *t)
 		int cpu;
 
 		t->llc_node[i] = -1;
-		scxk_cpumask_for_each(cpu, &t->llc_cpus[i]) {
+		scxk_cpumask_for_each (cpu, &t->llc_cpus[i]) {
 			if (t->node_id[cpu] >= 0) {
 				t->llc_node[i] = t->node_id[cpu];
 				break;
@@ -499,12 +499,12 @@ int scxk_topo_read_at(const char *root, struct scxk_topo **out)
 	if ((err = reader_init(r, root)) || (err = read_cpu_masks(r, t)) ||
 	    (err = alloc_arrays(t)) || (err = read_nodes(r, t)))
 		goto out;
-	scxk_cpumask_for_each(cpu, &t->possible) {
+	scxk_cpumask_for_each (cpu, &t->possible) {
 		if ((err = read_core(r, t, cpu)))
 			goto out;
 	}
 	/* second pass: the LLC fallback may use the core of the CPU */
-	scxk_cpumask_for_each(cpu, &t->possible) {
+	scxk_cpumask_for_each (cpu, &t->possible) {
 		if ((err = read_llc(r, t, cpu)))
 			goto out;
 	}
@@ -561,13 +561,13 @@ static void print_capacities(const struct scxk_topo *t, FILE *f, char *buf)
 		unsigned int cur = 0;
 		int cpu;
 
-		scxk_cpumask_for_each(cpu, &t->possible)
+		scxk_cpumask_for_each (cpu, &t->possible)
 			if (t->capacity[cpu] < prev && t->capacity[cpu] > cur)
 				cur = t->capacity[cpu];
 		if (!cur)
 			break;
 		scxk_cpumask_zero(&m);
-		scxk_cpumask_for_each(cpu, &t->possible)
+		scxk_cpumask_for_each (cpu, &t->possible)
 			if (t->capacity[cpu] == cur)
 				scxk_cpumask_set(&m, cpu);
 		fprintf(f, "  capacity %u: %s\n", cur, list(&m, buf));

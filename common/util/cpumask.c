@@ -10,9 +10,9 @@
 
 #include <scxkit/cpumask.h>
 
-#define HEX_DIGIT_BITS 4
+#define HEX_DIGIT_BITS	 4
 #define HEX_GROUP_DIGITS 8 /* sysfs prints 32-bit groups */
-#define DECIMAL_BASE 10
+#define DECIMAL_BASE	 10
 
 static int clamp_nr(int nr_cpus)
 {
@@ -153,7 +153,7 @@ int scxk_hexmask_parse(const char *s, struct scxk_cpumask *out, int nr_cpus)
 	struct scxk_cpumask m;
 	const char *start, *end, *p;
 	bool grouped, range_err = false;
-	long pos = 0;	     /* bit number of the lowest bit of the current digit */
+	long pos = 0; /* bit number of the lowest bit of the current digit */
 	int group_digits = 0;
 	int err;
 

@@ -41,11 +41,8 @@ static int level_enabled(enum scxk_log_level level)
 void scxk_vlog(enum scxk_log_level level, const char *fmt, va_list ap)
 {
 	static const char *const tag[] = {
-		[SCXK_LOG_ERROR] = "error: ",
-		[SCXK_LOG_WARN] = "warning: ",
-		[SCXK_LOG_INFO] = "",
-		[SCXK_LOG_DEBUG] = "debug: ",
-		[SCXK_LOG_LIBBPF] = "libbpf: ",
+		[SCXK_LOG_ERROR] = "error: ", [SCXK_LOG_WARN] = "warning: ",  [SCXK_LOG_INFO] = "",
+		[SCXK_LOG_DEBUG] = "debug: ", [SCXK_LOG_LIBBPF] = "libbpf: ",
 	};
 	size_t len = strlen(fmt);
 

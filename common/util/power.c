@@ -20,15 +20,17 @@ enum scxk_power_profile scxk_power_profile_read(void)
 			return SCXK_PROFILE_PERFORMANCE;
 		return SCXK_PROFILE_BALANCED;
 	}
-	if (!scxk_sysfs_read_word("/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference", w,
-		       sizeof(w))) {
+	if (!scxk_sysfs_read_word(
+		    "/sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference", w,
+		    sizeof(w))) {
 		if (!strcmp(w, "power") || !strcmp(w, "balance_power"))
 			return SCXK_PROFILE_POWERSAVE;
 		if (!strcmp(w, "performance"))
 			return SCXK_PROFILE_PERFORMANCE;
 		return SCXK_PROFILE_BALANCED;
 	}
-	if (!scxk_sysfs_read_word("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", w, sizeof(w)) &&
+	if (!scxk_sysfs_read_word("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", w,
+				  sizeof(w)) &&
 	    !strcmp(w, "performance"))
 		return SCXK_PROFILE_PERFORMANCE;
 	return SCXK_PROFILE_BALANCED;

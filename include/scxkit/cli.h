@@ -27,8 +27,8 @@ struct scxk_opt {
 	enum scxk_opt_type type;
 	void *dest;
 	const char *help;
-	uint64_t min, max; /* for U64 and DOUBLE; max 0 means no limit */
-	const char *const *choices; /* NULL-terminated, for CHOICE */
+	uint64_t min, max;			   /* for U64 and DOUBLE; max 0 means no limit */
+	const char *const *choices;		   /* NULL-terminated, for CHOICE */
 	int (*parse)(const char *arg, void *dest); /* for CUSTOM: 0 or -errno */
 	const char *dfl; /* default shown in --help; derived from *dest if NULL */
 };
@@ -36,9 +36,9 @@ struct scxk_opt {
 /* Options every scheduler has, filled by scxk_cli_parse(). */
 struct scxk_common_opts {
 	int verbose;
-	bool partial;		/* SCX_OPS_SWITCH_PARTIAL: only SCHED_EXT tasks */
-	uint64_t exit_dump_len; /* bytes of debug dump kept on error exits */
-	double stats_interval;	/* --stats: run and print every N s (0 = off) */
+	bool partial;		 /* SCX_OPS_SWITCH_PARTIAL: only SCHED_EXT tasks */
+	uint64_t exit_dump_len;	 /* bytes of debug dump kept on error exits */
+	double stats_interval;	 /* --stats: run and print every N s (0 = off) */
 	double monitor_interval; /* --monitor: print a running scheduler's stats */
 	const char *stats_path;	 /* stats socket */
 	bool help_stats;
@@ -56,9 +56,9 @@ struct scxk_common_opts {
 };
 
 struct scxk_cli {
-	const char *prog;     /* "scx_minimal" */
-	const char *summary;  /* one line for --help and the man page NAME */
-	const char *examples; /* lines for the Examples: block, may be NULL */
+	const char *prog;      /* "scx_minimal" */
+	const char *summary;   /* one line for --help and the man page NAME */
+	const char *examples;  /* lines for the Examples: block, may be NULL */
 	struct scxk_opt *opts; /* terminated by an entry with name == NULL */
 	/*
 	 * Positional arguments (optional). Without @positional they are
@@ -66,7 +66,7 @@ struct scxk_cli {
 	 * @args names them in --help ("SPEC...").
 	 */
 	int (*positional)(const char *arg); /* 0 or -EINVAL (then exit 2) */
-	const char *args;		     /* metavar in the usage line */
+	const char *args;		    /* metavar in the usage line */
 };
 
 /* Return values of scxk_cli_parse() besides 0 */

@@ -17,36 +17,36 @@
 
 char _license[] SEC("license") __weak = "GPL";
 
-#define BPF_STRUCT_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)
+#define BPF_STRUCT_OPS(name, args...)		SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 #define BPF_STRUCT_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
 
 /* Ends a policy file: the ops table is its table of contents. */
 #define SCXK_OPS_DEFINE(__name, ...)                                                               \
-	SEC(".struct_ops.link") struct sched_ext_ops __name = { __VA_ARGS__ }
+	SEC(".struct_ops.link") struct sched_ext_ops __name = {__VA_ARGS__}
 
 /* errno values (BPF programs have no libc headers) */
 #ifndef EPERM
-#define EPERM 1
-#define ENOENT 2
-#define E2BIG 7
-#define ENOMEM 12
-#define EBUSY 16
-#define EEXIST 17
-#define EINVAL 22
-#define ENOSPC 28
+#define EPERM	   1
+#define ENOENT	   2
+#define E2BIG	   7
+#define ENOMEM	   12
+#define EBUSY	   16
+#define EEXIST	   17
+#define EINVAL	   22
+#define ENOSPC	   28
 #define EOPNOTSUPP 95
 #endif
 
 /* Kernel constants that are #defines, hence absent from vmlinux.h. */
-#define PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+#define PF_KTHREAD	0x00200000 /* include/linux/sched.h */
 #define CLOCK_MONOTONIC 1
 
 #ifndef likely
-#define likely(x) __builtin_expect(!!(x), 1)
+#define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 #ifndef READ_ONCE
-#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define READ_ONCE(x)	 (*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 #endif
 #ifndef min
@@ -65,17 +65,17 @@ char _license[] SEC("license") __weak = "GPL";
 		_Pragma("GCC diagnostic push")                                                     \
 			_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")                     \
 				___bpf_fill(___param, args);                                       \
-		_Pragma("GCC diagnostic pop") scx_bpf_error_bstr(___fmt, ___param,                 \
-								 sizeof(___param));                \
+		_Pragma("GCC diagnostic pop")                                                      \
+			scx_bpf_error_bstr(___fmt, ___param, sizeof(___param));                    \
 	})
 
 /* Task-local storage with a scheduler's own type, created on first use. */
-#define SCXK_TASK_STORAGE(__map, __vtype)                                                           \
+#define SCXK_TASK_STORAGE(__map, __vtype)                                                          \
 	struct {                                                                                   \
 		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);                                           \
 		__uint(map_flags, BPF_F_NO_PREALLOC);                                              \
 		__type(key, int);                                                                  \
-		__type(value, __vtype);                                                             \
+		__type(value, __vtype);                                                            \
 	} __map SEC(".maps")
 
 static __always_inline void *scxk_task_storage(void *map, struct task_struct *p, bool create)
@@ -84,12 +84,12 @@ static __always_inline void *scxk_task_storage(void *map, struct task_struct *p,
 }
 
 /* Per-CPU context of a scheduler's own type: one entry, one copy per CPU. */
-#define SCXK_PERCPU_CTX(__map, __vtype)                                                             \
+#define SCXK_PERCPU_CTX(__map, __vtype)                                                            \
 	struct {                                                                                   \
 		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                                           \
 		__uint(max_entries, 1);                                                            \
 		__type(key, u32);                                                                  \
-		__type(value, __vtype);                                                             \
+		__type(value, __vtype);                                                            \
 	} __map SEC(".maps")
 
 static __always_inline void *scxk_percpu_ctx(void *map)

@@ -20,7 +20,8 @@
 #include <scxkit/sched_math.h>
 
 /* 6.12 names */
-void scx_bpf_dispatch___scxk(struct task_struct *p, u64 dsq_id, u64 slice, u64 enq_flags) __ksym __weak;
+void scx_bpf_dispatch___scxk(struct task_struct *p, u64 dsq_id, u64 slice,
+			     u64 enq_flags) __ksym __weak;
 void scx_bpf_dispatch_vtime___scxk(struct task_struct *p, u64 dsq_id, u64 slice, u64 vtime,
 				   u64 enq_flags) __ksym __weak;
 bool scx_bpf_consume___scxk(u64 dsq_id) __ksym __weak;
@@ -80,7 +81,7 @@ static __always_inline u64 scxk_dsq_head_vtime(u64 dsq_id)
 	struct task_struct *p;
 	u64 dl = ~0ULL;
 
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {
+	bpf_for_each (scx_dsq, p, dsq_id, 0) {
 		dl = p->scx.dsq_vtime;
 		break;
 	}

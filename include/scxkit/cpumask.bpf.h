@@ -58,7 +58,7 @@ static s32 scxk_mask_slot_new(void *map, u32 idx, const volatile u64 *bits)
 	if (!mask)
 		return -ENOMEM;
 	if (bits) {
-		bpf_for(cpu, 0, nr) {
+		bpf_for (cpu, 0, nr) {
 			if (scxk_bits_test(bits, cpu))
 				bpf_cpumask_set_cpu(cpu, mask);
 		}

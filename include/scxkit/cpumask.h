@@ -19,7 +19,7 @@
 #define SCXK_MAX_CPUS 1024
 #endif
 #define SCXK_CPUMASK_WORD_BITS 64
-#define SCXK_CPUMASK_WORDS (SCXK_MAX_CPUS / SCXK_CPUMASK_WORD_BITS)
+#define SCXK_CPUMASK_WORDS     (SCXK_MAX_CPUS / SCXK_CPUMASK_WORD_BITS)
 
 /* Big enough for any list of SCXK_MAX_CPUS CPUs ("0,2,4,...,1022" is ~2000). */
 #define SCXK_CPULIST_BUF_LEN 4096
@@ -133,7 +133,7 @@ static inline int scxk_cpumask_last(const struct scxk_cpumask *m)
 }
 
 /* Iterate @cpu (an int) over the set CPUs of @m in increasing order. */
-#define scxk_cpumask_for_each(cpu, m) \
+#define scxk_cpumask_for_each(cpu, m)                                                              \
 	for ((cpu) = scxk_cpumask_first(m); (cpu) >= 0; (cpu) = scxk_cpumask_next((m), (cpu)))
 
 /** scxk_cpumask_and - @dst = @a & @b (@dst may alias either source) */

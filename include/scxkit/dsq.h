@@ -9,11 +9,11 @@
 #define __SCXKIT_DSQ_H
 
 #define SCXK_DSQ_PRIVATE_MAX (1ULL << 16)
-#define SCXK_DSQ_CPU_BASE (1ULL << 16)
+#define SCXK_DSQ_CPU_BASE    (1ULL << 16)
 /* (2ULL << 16) held per-LLC queues, which no scheduler used; free */
 #define SCXK_DSQ_NODE_BASE (3ULL << 16)
 
-#define SCXK_DSQ_CPU(cpu) (SCXK_DSQ_CPU_BASE + (cpu))
+#define SCXK_DSQ_CPU(cpu)   (SCXK_DSQ_CPU_BASE + (cpu))
 #define SCXK_DSQ_NODE(node) (SCXK_DSQ_NODE_BASE + (node))
 
 #endif /* __SCXKIT_DSQ_H */

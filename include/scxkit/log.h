@@ -56,6 +56,6 @@ int scxk_err(int ret, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 
 #define scxk_warn(...) scxk_log(SCXK_LOG_WARN, __VA_ARGS__)
 #define scxk_info(...) scxk_log(SCXK_LOG_INFO, __VA_ARGS__)
-#define scxk_dbg(...) scxk_log(SCXK_LOG_DEBUG, __VA_ARGS__)
+#define scxk_dbg(...)  scxk_log(SCXK_LOG_DEBUG, __VA_ARGS__)
 
 #endif /* __SCXKIT_LOG_H */

@@ -118,17 +118,17 @@ struct scxk_run {
  * way; only the skeleton's type differs, and that is a name, so this is a
  * macro. It needs <scxkit/log.h> for scxk_err().
  */
-#define SCXK_SKEL_OPEN(fn, skel_t)                                                  \
-	static int fn(struct scxk_run *run)                                         \
-	{                                                                           \
-		struct skel_t *skel = skel_t##__open();                             \
-                                                                                    \
-		if (!skel)                                                          \
-			return scxk_err(-errno, "cannot open the BPF skeleton");    \
-		run->skel = skel;                                                   \
-		run->obj = skel->obj;                                               \
-		run->skeleton = skel->skeleton;                                     \
-		return 0;                                                           \
+#define SCXK_SKEL_OPEN(fn, skel_t)                                                                 \
+	static int fn(struct scxk_run *run)                                                        \
+	{                                                                                          \
+		struct skel_t *skel = skel_t##__open();                                            \
+                                                                                                   \
+		if (!skel)                                                                         \
+			return scxk_err(-errno, "cannot open the BPF skeleton");                   \
+		run->skel = skel;                                                                  \
+		run->obj = skel->obj;                                                              \
+		run->skeleton = skel->skeleton;                                                    \
+		return 0;                                                                          \
 	}
 
 /**

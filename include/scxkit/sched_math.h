@@ -12,7 +12,7 @@
 
 #define SCXK_NSEC_PER_USEC 1000ULL
 #define SCXK_NSEC_PER_MSEC 1000000ULL
-#define SCXK_NSEC_PER_SEC 1000000000ULL
+#define SCXK_NSEC_PER_SEC  1000000000ULL
 
 /* sched_ext's task weight for nice 0 (p->scx.weight is 1..10000). */
 #define SCXK_WEIGHT_DFL 100
@@ -128,12 +128,28 @@ static inline u32 scxk_log2(u64 v)
 {
 	u32 r = 0;
 
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) r += 1;
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
 	return r;
 }
 

@@ -24,8 +24,8 @@
 #define SCXK_STATS_DEFAULT_PATH "/var/run/scx/root/stats"
 #define SCXK_STATS_MAX_REQ	4096 /* longest request line, without its '\n' */
 /* clients served at once; a further one replaces the one quiet longest */
-#define SCXK_STATS_MAX_CLIENTS	16
-#define SCXK_STATS_STALL_MS	5000 /* a client stuck mid-line or not reading is dropped */
+#define SCXK_STATS_MAX_CLIENTS 16
+#define SCXK_STATS_STALL_MS    5000 /* a client stuck mid-line or not reading is dropped */
 
 enum scxk_stat_type {
 	SCXK_STAT_U64,	  /* "u64": counters; jansson caps values at INT64_MAX */
@@ -148,8 +148,7 @@ void scxk_stats_server_stop(struct scxk_stats_server *srv);
  * memory ran out. Errors are in the line's errno field: EINVAL for malformed
  * JSON, an unknown "req" or target; E2BIG if @len > SCXK_STATS_MAX_REQ.
  */
-char *scxk_stats_handle(const struct scxk_stats_ops *ops, void *state, const char *req,
-			size_t len);
+char *scxk_stats_handle(const struct scxk_stats_ops *ops, void *state, const char *req, size_t len);
 
 /**
  * scxk_stats_client_open - connect to a stats server

@@ -14,8 +14,8 @@
 #define SCXK_MAX_CPUS 1024
 #endif
 #define SCXK_MASK_WORDS (SCXK_MAX_CPUS / 64)
-#define SCXK_MAX_LLCS 64  /* larger servers: more LLCs than this are merged */
-#define SCXK_MAX_NODES 16 /* NUMA nodes; more are folded modulo */
+#define SCXK_MAX_LLCS	64 /* larger servers: more LLCs than this are merged */
+#define SCXK_MAX_NODES	16 /* NUMA nodes; more are folded modulo */
 
 #define SCXK_CPU_BIG (1U << 0) /* highest capacity class on a hybrid machine */
 
@@ -39,7 +39,6 @@ struct scxk_topo_data {
 	u64 llc_mask[SCXK_MAX_LLCS][SCXK_MASK_WORDS];
 	u64 node_mask[SCXK_MAX_NODES][SCXK_MASK_WORDS];
 };
-
 
 #ifndef __bpf__
 struct scxk_topo;

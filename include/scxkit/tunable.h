@@ -17,7 +17,7 @@
 #define __SCXKIT_TUNABLE_H
 
 /* Overrides SCXK_RUN_DIR_DEFAULT; the unit tests point it at a temp dir. */
-#define SCXK_RUN_DIR_ENV "SCXK_RUN_DIR"
+#define SCXK_RUN_DIR_ENV     "SCXK_RUN_DIR"
 #define SCXK_RUN_DIR_DEFAULT "/run/scx"
 /* Saved originals live in this subdirectory of the run directory. */
 #define SCXK_TUNABLE_SUBDIR "tunables"

@@ -19,7 +19,7 @@
  * U64_MAX would let it keep its CPU until the watchdog ejects the
  * scheduler. They match the widest range scx_relay's options allow.
  */
-#define SCXU_SLICE_MIN_NS (50ULL * 1000)	/* 50 us */
+#define SCXU_SLICE_MIN_NS (50ULL * 1000)	  /* 50 us */
 #define SCXU_SLICE_MAX_NS (1000ULL * 1000 * 1000) /* 1 s */
 
 /* A dispatch to any CPU the task may use (the shared queue). */
@@ -66,7 +66,7 @@ struct scxu_dispatch {
 	 * [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] (counted as slice_clamped)
 	 */
 	u64 slice_ns;
-	u64 vtime;    /* stored, comes back in the next struct scxu_task */
+	u64 vtime; /* stored, comes back in the next struct scxu_task */
 	/*
 	 * Order in the queue it joins, earliest first, in CLOCK_MONOTONIC ns
 	 * (the clock of enq_ts; tasks the BPF side queues itself use the
@@ -92,7 +92,7 @@ struct scxu_dispatch {
 	S(TOT, SCXU_CNT_USER_DISPATCHES, "nr_user_dispatches", U64, "",                            \
 	  "decisions taken in user space (since attach)")                                          \
 	S(TOT, SCXU_CNT_KERNEL_DISPATCHES, "nr_kernel_dispatches", U64, "",                        \
-	  "decisions taken in BPF: idle CPU on wakeup, per-CPU kthread, last task, "              \
+	  "decisions taken in BPF: idle CPU on wakeup, per-CPU kthread, last task, "               \
 	  "a CPU a higher class holds")                                                            \
 	S(TOT, SCXU_CNT_CANCEL_DISPATCHES, "nr_cancel_dispatches", U64, "",                        \
 	  "stale answers dropped (task queued again)")                                             \
@@ -134,9 +134,9 @@ enum scxu_value { SCXU_STATS(SCXK_STAT_VALUE) SCXU_NR_VALUES };
 static inline u64 scxu_slice_bound(u64 slice_ns, u64 dfl_ns, bool *clamped)
 {
 	u64 want = slice_ns ? slice_ns : dfl_ns;
-	u64 got = want < SCXU_SLICE_MIN_NS ? SCXU_SLICE_MIN_NS
+	u64 got = want < SCXU_SLICE_MIN_NS   ? SCXU_SLICE_MIN_NS
 		  : want > SCXU_SLICE_MAX_NS ? SCXU_SLICE_MAX_NS
-					      : want;
+					     : want;
 
 	*clamped = got != want;
 	return got;

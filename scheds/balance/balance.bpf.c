@@ -45,20 +45,20 @@
 #include "intf.h"
 
 #define PF_WQ_WORKER 0x00000020 /* include/linux/sched.h */
-#define DOM_IDX(d) ((u32)(d) & (BALANCE_MAX_DOMS - 1))
-#define NODE_IDX(n) ((u32)(n) & (SCXK_MAX_NODES - 1))
+#define DOM_IDX(d)   ((u32)(d) & (BALANCE_MAX_DOMS - 1))
+#define NODE_IDX(n)  ((u32)(n) & (SCXK_MAX_NODES - 1))
 /* cpu_dom[] of a CPU in no domain (offline when the loader started). */
 #define NO_DOM 0xffffffffU
 
 /* ---- knobs, set by the loader before load ---- */
 const volatile u32 nr_doms = 1;
-const volatile bool fifo_sched;			/* --fifo-sched */
-const volatile u32 greedy_threshold = 1;	/* --greedy-threshold */
-const volatile u32 greedy_threshold_x_numa;	/* --greedy-threshold-x-numa */
-const volatile bool direct_greedy_numa;		/* --direct-greedy-numa */
-const volatile bool kthreads_local;		/* --kthreads-local */
+const volatile bool fifo_sched;			     /* --fifo-sched */
+const volatile u32 greedy_threshold = 1;	     /* --greedy-threshold */
+const volatile u32 greedy_threshold_x_numa;	     /* --greedy-threshold-x-numa */
+const volatile bool direct_greedy_numa;		     /* --direct-greedy-numa */
+const volatile bool kthreads_local;		     /* --kthreads-local */
 const volatile u64 half_life_ns = SCXK_NSEC_PER_SEC; /* --load-half-life */
-const volatile u32 perf_level;			/* --perf + 1; 0 leaves cpufreq alone */
+const volatile u32 perf_level;			     /* --perf + 1; 0 leaves cpufreq alone */
 const volatile bool smt_aware;
 const volatile u32 cpu_dom[SCXK_MAX_CPUS];
 const volatile u32 dom_node[BALANCE_MAX_DOMS];
@@ -88,9 +88,9 @@ struct task_ctx {
 	 * deadline's offset back into the vruntime at every enqueue.
 	 */
 	u64 vtime;
-	u64 wake_freq;	    /* wakeups per second, EWMA */
+	u64 wake_freq; /* wakeups per second, EWMA */
 	u64 last_woke_at;
-	u64 avg_runtime;    /* per run, EWMA */
+	u64 avg_runtime; /* per run, EWMA */
 	u64 running_at;
 	struct balance_ravg dcyc;
 };
@@ -108,14 +108,14 @@ SCXK_MASK_SLOTS(dom_masks, BALANCE_MAX_DOMS);
  * for direct greedy, then the same for kick greedy.
  */
 #define GREEDY_ALL SCXK_MAX_NODES
-#define KICK_BASE (SCXK_MAX_NODES + 1)
+#define KICK_BASE  (SCXK_MAX_NODES + 1)
 SCXK_MASK_SLOTS(greedy_masks, 2 * (SCXK_MAX_NODES + 1));
 
 /* Sized to nr_doms * BALANCE_RING_SLOTS by the loader, which mmaps it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, BALANCE_MAX_DOMS * BALANCE_RING_SLOTS);
+	__uint(max_entries, BALANCE_MAX_DOMS *BALANCE_RING_SLOTS);
 	__type(key, u32);
 	__type(value, struct balance_active);
 } active_ring SEC(".maps");
@@ -166,7 +166,7 @@ static u64 allowed_doms(struct task_struct *p)
 	u64 doms = 0;
 	u32 d;
 
-	bpf_for(d, 0, nr_doms) {
+	bpf_for (d, 0, nr_doms) {
 		m = dom_cpumask(d);
 		if (m && bpf_cpumask_intersects(m, p->cpus_ptr))
 			doms |= dom_bit(d);
@@ -179,7 +179,7 @@ static u32 pick_home(u64 allowed)
 {
 	u32 start = __sync_fetch_and_add(&rr_dom, 1), i, d;
 
-	bpf_for(i, 0, nr_doms) {
+	bpf_for (i, 0, nr_doms) {
 		d = (start + i) % nr_doms;
 		if (allowed & dom_bit(d))
 			return d;
@@ -266,8 +266,7 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx)
 	if (clamped)
 		scxk_stat_inc(BALANCE_STAT_DL_CLAMP);
 	tctx->vtime = vtime;
-	return balance_deadline(vtime, tctx->avg_runtime, p->scx.weight, tctx->wake_freq,
-				slice_ns);
+	return balance_deadline(vtime, tctx->avg_runtime, p->scx.weight, tctx->wake_freq, slice_ns);
 }
 
 static void insert(struct task_struct *p, struct task_ctx *tctx, u64 dsq, u64 enq_flags)
@@ -308,7 +307,8 @@ s32 BPF_STRUCT_OPS(balance_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 			cpu = prev_cpu;
 			goto direct;
 		}
-		if (!scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu) && scxk_any_idle_in(dmask)) {
+		if (!scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | this_cpu) &&
+		    scxk_any_idle_in(dmask)) {
 			scxk_stat_inc(BALANCE_STAT_WAKE_SYNC);
 			cpu = this_cpu;
 			goto direct;
@@ -424,7 +424,7 @@ static bool steal(u32 dom, bool same_node, u32 threshold)
 {
 	u32 node = node_of_dom(dom), i, d;
 
-	bpf_for(i, 1, nr_doms) {
+	bpf_for (i, 1, nr_doms) {
 		d = (dom + i) % nr_doms;
 		if ((node_of_dom(d) == node) != same_node)
 			continue;
@@ -591,13 +591,13 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(balance_init)
 	}
 	if ((err = scxk_topo_init()) || (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU)))
 		return err;
-	bpf_for(d, 0, nr_doms) {
+	bpf_for (d, 0, nr_doms) {
 		if ((err = scxk_mask_slot_new(&dom_masks, d, dom_bits[DOM_IDX(d)])))
 			return err;
 		if ((err = scx_bpf_create_dsq(d, -1)))
 			return err;
 	}
-	bpf_for(i, 0, 2 * (SCXK_MAX_NODES + 1)) {
+	bpf_for (i, 0, 2 * (SCXK_MAX_NODES + 1)) {
 		if ((err = scxk_mask_slot_new(&greedy_masks, i, NULL)))
 			return err;
 	}
@@ -634,7 +634,7 @@ int balance_apply_tune(void *ctx)
 	s32 cpu;
 
 	bpf_rcu_read_lock();
-	bpf_for(cpu, 0, nr) {
+	bpf_for (cpu, 0, nr) {
 		u32 dom = cpu_to_dom(cpu), node;
 
 		if (dom >= nr_doms)
@@ -649,19 +649,12 @@ int balance_apply_tune(void *ctx)
 	return 0;
 }
 
-SCXK_OPS_DEFINE(balance_ops,
-		.select_cpu = (void *)balance_select_cpu,
-		.enqueue = (void *)balance_enqueue,
-		.dispatch = (void *)balance_dispatch,
-		.runnable = (void *)balance_runnable,
-		.running = (void *)balance_running,
-		.stopping = (void *)balance_stopping,
-		.quiescent = (void *)balance_quiescent,
-		.set_cpumask = (void *)balance_set_cpumask,
-		.enable = (void *)balance_enable,
-		.init_task = (void *)balance_init_task,
-		.exit_task = (void *)balance_exit_task,
-		.init = (void *)balance_init,
-		.exit = (void *)balance_exit,
+SCXK_OPS_DEFINE(balance_ops, .select_cpu = (void *)balance_select_cpu,
+		.enqueue = (void *)balance_enqueue, .dispatch = (void *)balance_dispatch,
+		.runnable = (void *)balance_runnable, .running = (void *)balance_running,
+		.stopping = (void *)balance_stopping, .quiescent = (void *)balance_quiescent,
+		.set_cpumask = (void *)balance_set_cpumask, .enable = (void *)balance_enable,
+		.init_task = (void *)balance_init_task, .exit_task = (void *)balance_exit_task,
+		.init = (void *)balance_init, .exit = (void *)balance_exit,
 		.timeout_ms = 10000, /* rusty's; see README: Limits */
 		.name = "balance");

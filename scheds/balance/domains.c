@@ -16,7 +16,7 @@ static int fail(const char *what, const char *mask)
 static int from_masks(const struct scxk_topo *t, const char *const *masks, int nr,
 		      struct balance_doms *d)
 {
-	struct scxk_cpumask seen = { 0 }, m, tmp;
+	struct scxk_cpumask seen = {0}, m, tmp;
 	int i, cpu;
 
 	if (nr > BALANCE_MAX_DOMS) {
@@ -65,8 +65,11 @@ static void from_llcs(const struct scxk_topo *t, struct balance_doms *d)
 		if (slot[k] < 0) {
 			slot[k] = d->nr++;
 			cpu = scxk_cpumask_first(&m);
-			d->dom[slot[k]].node = t->llc_node[llc] >= 0 ? t->llc_node[llc] % SCXK_MAX_NODES
-				: (t->node_id[cpu] >= 0 ? t->node_id[cpu] % SCXK_MAX_NODES : 0);
+			d->dom[slot[k]].node =
+				t->llc_node[llc] >= 0
+					? t->llc_node[llc] % SCXK_MAX_NODES
+					: (t->node_id[cpu] >= 0 ? t->node_id[cpu] % SCXK_MAX_NODES
+								: 0);
 		}
 		scxk_cpumask_or(&d->dom[slot[k]].cpus, &d->dom[slot[k]].cpus, &m);
 	}
@@ -107,7 +110,7 @@ int balance_doms_build(const struct scxk_topo *t, const char *const *masks, int 
 		out->dom[i].nr_cpus = scxk_cpumask_weight(&out->dom[i].cpus);
 		if (out->dom[i].node + 1 > out->nr_nodes)
 			out->nr_nodes = out->dom[i].node + 1;
-		scxk_cpumask_for_each(cpu, &out->dom[i].cpus)
+		scxk_cpumask_for_each (cpu, &out->dom[i].cpus)
 			if (cpu < t->nr_cpu_ids)
 				out->cpu_dom[cpu] = i;
 	}

@@ -29,7 +29,7 @@
 
 /* Flags of struct balance_active */
 #define BALANCE_ACT_KWORKER (1U << 0) /* a workqueue worker (PF_WQ_WORKER) */
-#define BALANCE_ACT_PINNED (1U << 1)  /* cannot leave its CPU */
+#define BALANCE_ACT_PINNED  (1U << 1) /* cannot leave its CPU */
 
 /*
  * One entry of a domain's ring, written by the BPF side whenever the task
@@ -132,7 +132,7 @@ enum balance_value { BALANCE_STATS(SCXK_STAT_VALUE) BALANCE_NR_VALUES };
 
 /* Placements: the counters that add up to "total" in stats. */
 #define BALANCE_FIRST_PLACEMENT BALANCE_STAT_SYNC_PREV_IDLE
-#define BALANCE_LAST_PLACEMENT BALANCE_STAT_DSQ
+#define BALANCE_LAST_PLACEMENT	BALANCE_STAT_DSQ
 /* Counter BALANCE_STAT_SYNC_PREV_IDLE + k is served as value BALANCE_PCT_SYNC_PREV_IDLE + k. */
 #define BALANCE_NR_SHARES (BALANCE_PCT_DL_CLAMP - BALANCE_PCT_SYNC_PREV_IDLE + 1)
 _Static_assert(BALANCE_STAT_DL_CLAMP - BALANCE_STAT_SYNC_PREV_IDLE == BALANCE_NR_SHARES - 1,

@@ -130,15 +130,15 @@ static bool best_move(struct lb_state *s, bool xnuma, struct lb_move *out, int *
 				dred = reduction(s->dl[from] - s->dnfair[from],
 						 s->dl[to] - s->dnfair[to], t->load);
 			nred = tn == fn ? 0
-					: reduction(s->nl[fn] - s->nfair[fn], s->nl[tn] - s->nfair[tn],
-						    t->load);
+					: reduction(s->nl[fn] - s->nfair[fn],
+						    s->nl[tn] - s->nfair[tn], t->load);
 			/* Never worse at either level, and better at the one being balanced. */
 			if (dred < -LB_EPS || nred < -LB_EPS || (xnuma ? nred : dred) <= LB_EPS)
 				continue;
 			score = dred + nred;
 			/* Equal gain: the lighter task disturbs less (cache, noise). */
-			if (score > best_score + LB_EPS ||
-			    (fabs(score - best_score) <= LB_EPS && best >= 0 && t->load < best_load)) {
+			if (score > best_score + LB_EPS || (fabs(score - best_score) <= LB_EPS &&
+							    best >= 0 && t->load < best_load)) {
 				best_score = score;
 				best_load = t->load;
 				best = i;
@@ -149,11 +149,11 @@ static bool best_move(struct lb_state *s, bool xnuma, struct lb_move *out, int *
 	if (best < 0)
 		return false;
 	*task_idx = best;
-	*out = (struct lb_move){ .pid = s->tasks[best].pid,
-				 .from = s->tasks[best].dom,
-				 .to = best_to,
-				 .load = best_load,
-				 .xnuma = xnuma };
+	*out = (struct lb_move){.pid = s->tasks[best].pid,
+				.from = s->tasks[best].dom,
+				.to = best_to,
+				.load = best_load,
+				.xnuma = xnuma};
 	return true;
 }
 
@@ -181,9 +181,9 @@ int lb_balance(const struct lb_params *p, const struct lb_dom *doms, int nr_doms
 	       struct lb_task *tasks, int nr_tasks, struct lb_move *moves, unsigned int max_moves,
 	       struct lb_result *res)
 {
-	struct lb_state s = { .p = p, .doms = doms, .nr_doms = nr_doms, .tasks = tasks,
-			      .nr_tasks = nr_tasks };
-	unsigned int nr_cpus = 0, node_cpus[LB_MAX_NODES] = { 0 }, nr = 0;
+	struct lb_state s = {
+		.p = p, .doms = doms, .nr_doms = nr_doms, .tasks = tasks, .nr_tasks = nr_tasks};
+	unsigned int nr_cpus = 0, node_cpus[LB_MAX_NODES] = {0}, nr = 0;
 	int i, nr_nodes = 0, idx;
 	double total = 0;
 
@@ -230,9 +230,9 @@ int lb_balance(const struct lb_params *p, const struct lb_dom *doms, int nr_doms
 	while (nr_nodes > 1 && nr < max_moves && best_move(&s, true, &moves[nr], &idx))
 		apply(&s, &moves[nr++], idx);
 	for (i = 0; i < nr_doms; i++)
-		s.dnfair[i] = node_cpus[doms[i].node]
-				      ? s.nl[doms[i].node] * doms[i].nr_cpus / node_cpus[doms[i].node]
-				      : 0;
+		s.dnfair[i] = node_cpus[doms[i].node] ? s.nl[doms[i].node] * doms[i].nr_cpus /
+								node_cpus[doms[i].node]
+						      : 0;
 	while (nr < max_moves && best_move(&s, false, &moves[nr], &idx))
 		apply(&s, &moves[nr++], idx);
 	free(s.moved);

@@ -15,11 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LB_MAX_DOMS 64
+#define LB_MAX_DOMS  64
 #define LB_MAX_NODES 16
 
 struct lb_dom {
-	int node;	  /* dense NUMA node, < LB_MAX_NODES */
+	int node; /* dense NUMA node, < LB_MAX_NODES */
 	unsigned int nr_cpus;
 };
 
@@ -30,14 +30,14 @@ struct lb_task {
 	uint32_t weight;   /* 100 = nice 0 */
 	double dcycle;	   /* runnable duty cycle, 0..1 */
 	bool kworker;
-	bool pinned;	   /* cannot leave its CPU */
-	double load;	   /* filled in by lb_balance() */
+	bool pinned; /* cannot leave its CPU */
+	double load; /* filled in by lb_balance() */
 };
 
 struct lb_params {
-	double node_threshold; /* nodes more than this fraction over fair share push */
-	double dom_threshold;  /* the same for domains inside a node */
-	bool saturated;	       /* weigh tasks (and correct infeasible weights) */
+	double node_threshold;	/* nodes more than this fraction over fair share push */
+	double dom_threshold;	/* the same for domains inside a node */
+	bool saturated;		/* weigh tasks (and correct infeasible weights) */
 	bool balanced_kworkers; /* never move workqueue workers */
 	unsigned int max_moves; /* per round; 0 means no limit but the task count */
 };
@@ -51,16 +51,16 @@ struct lb_move {
 
 struct lb_result {
 	double total_load;
-	double dom_load[LB_MAX_DOMS];	  /* before the moves */
-	double dom_after[LB_MAX_DOMS];	  /* after the moves */
-	double node_load[LB_MAX_NODES];	  /* before */
+	double dom_load[LB_MAX_DOMS];	/* before the moves */
+	double dom_after[LB_MAX_DOMS];	/* after the moves */
+	double node_load[LB_MAX_NODES]; /* before */
 	double node_after[LB_MAX_NODES];
-	double dom_imbal;	/* max |load - fair| / fair over domains, before */
+	double dom_imbal; /* max |load - fair| / fair over domains, before */
 	double dom_imbal_after;
-	double node_imbal;	/* the same over nodes */
+	double node_imbal; /* the same over nodes */
 	double node_imbal_after;
 	unsigned int nr_moves;
-	unsigned int nr_xnuma;	/* moves across nodes */
+	unsigned int nr_xnuma; /* moves across nodes */
 };
 
 /*
@@ -71,7 +71,7 @@ struct lb_result {
  * round and only when the move strictly reduces the imbalance.)
  */
 #define LB_NODE_THRESHOLD_DFL 0.05
-#define LB_DOM_THRESHOLD_DFL 0.04
+#define LB_DOM_THRESHOLD_DFL  0.04
 
 /**
  * lb_task_loads - fill every task's load

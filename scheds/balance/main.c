@@ -86,62 +86,62 @@ static int parse_cpumask(const char *arg, void *dest)
 }
 
 static struct scxk_opt opts[] = {
-	{ "slice-us-underutil", 'u', "US", SCXK_OPT_U64, &cfg.slice_us_underutil,
-	  "slice while the machine is not saturated", .min = 100, .max = 1000000 },
-	{ "slice-us-overutil", 'o', "US", SCXK_OPT_U64, &cfg.slice_us_overutil,
-	  "slice while every CPU is busy", .min = 100, .max = 1000000 },
-	{ "interval", 'i', "SEC", SCXK_OPT_DOUBLE, &cfg.interval,
-	  "load balancing interval", .max = 3600 },
-	{ "tune-interval", 'I', "SEC", SCXK_OPT_DOUBLE, &cfg.tune_interval,
-	  "tuner interval (slice and greedy sets; at least 0.05)", .max = 3600 },
-	{ "load-half-life", 'l', "SEC", SCXK_OPT_DOUBLE, &cfg.load_half_life,
-	  "half-life of the task load (duty cycle) average", .max = 3600 },
-	{ "cpumasks", 'C', "MASK", SCXK_OPT_CUSTOM, NULL,
-	  "one domain per use of this option (cpu list or 0x mask); they must cover every "
-	  "online CPU",
-	  .parse = parse_cpumask, .dfl = "one domain per LLC" },
-	{ "greedy-threshold", 'g', "N", SCXK_OPT_U64, &cfg.greedy_threshold,
-	  "an idle CPU steals from a domain of its node holding at least N queued tasks "
-	  "(0 = never)", .max = 1000000 },
-	{ "greedy-threshold-x-numa", 0, "N", SCXK_OPT_U64, &cfg.greedy_threshold_x_numa,
-	  "the same across NUMA nodes (0 = never)", .max = 1000000 },
-	{ "direct-greedy-under", 'D', "PCT", SCXK_OPT_DOUBLE, &cfg.direct_greedy_under,
-	  "idle CPUs of domains busy less than PCT% take waking tasks of full domains",
-	  .max = 100 },
-	{ "kick-greedy-under", 'K', "PCT", SCXK_OPT_DOUBLE, &cfg.kick_greedy_under,
-	  "idle CPUs of domains busy less than PCT% are woken to steal (100 = any)",
-	  .max = 100 },
-	{ "node-threshold", 0, "PCT", SCXK_OPT_DOUBLE, &cfg.node_threshold,
-	  "NUMA nodes more than PCT% over their share of the load push tasks to other nodes",
-	  .max = 100 },
-	{ "dom-threshold", 0, "PCT", SCXK_OPT_DOUBLE, &cfg.dom_threshold,
-	  "domains more than PCT% over their node's average push tasks to its other domains",
-	  .max = 100 },
-	{ "direct-greedy-numa", 'r', NULL, SCXK_OPT_FLAG, &cfg.direct_greedy_numa,
-	  "let direct greedy pushes cross NUMA nodes" },
-	{ "no-load-balance", 0, NULL, SCXK_OPT_FLAG, &cfg.no_load_balance,
-	  "measure load but never move tasks between domains" },
-	{ "kthreads-local", 'k', NULL, SCXK_OPT_FLAG, &cfg.kthreads_local,
-	  "send per-CPU kthreads straight to their CPU's local queue" },
-	{ "balanced-kworkers", 'b', NULL, SCXK_OPT_FLAG, &cfg.balanced_kworkers,
-	  "never move workqueue workers between domains" },
-	{ "fifo-sched", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
-	  "first-come first-served domain queues instead of deadlines" },
-	{ "perf", 0, "LEVEL", SCXK_OPT_U64, &cfg.perf,
-	  "cpufreq performance target 1..1024 for every CPU (0 = leave the governor alone)",
-	  .max = 1024 },
-	{ 0 },
+	{"slice-us-underutil", 'u', "US", SCXK_OPT_U64, &cfg.slice_us_underutil,
+	 "slice while the machine is not saturated", .min = 100, .max = 1000000},
+	{"slice-us-overutil", 'o', "US", SCXK_OPT_U64, &cfg.slice_us_overutil,
+	 "slice while every CPU is busy", .min = 100, .max = 1000000},
+	{"interval", 'i', "SEC", SCXK_OPT_DOUBLE, &cfg.interval, "load balancing interval",
+	 .max = 3600},
+	{"tune-interval", 'I', "SEC", SCXK_OPT_DOUBLE, &cfg.tune_interval,
+	 "tuner interval (slice and greedy sets; at least 0.05)", .max = 3600},
+	{"load-half-life", 'l', "SEC", SCXK_OPT_DOUBLE, &cfg.load_half_life,
+	 "half-life of the task load (duty cycle) average", .max = 3600},
+	{"cpumasks", 'C', "MASK", SCXK_OPT_CUSTOM, NULL,
+	 "one domain per use of this option (cpu list or 0x mask); they must cover every "
+	 "online CPU",
+	 .parse = parse_cpumask, .dfl = "one domain per LLC"},
+	{"greedy-threshold", 'g', "N", SCXK_OPT_U64, &cfg.greedy_threshold,
+	 "an idle CPU steals from a domain of its node holding at least N queued tasks "
+	 "(0 = never)",
+	 .max = 1000000},
+	{"greedy-threshold-x-numa", 0, "N", SCXK_OPT_U64, &cfg.greedy_threshold_x_numa,
+	 "the same across NUMA nodes (0 = never)", .max = 1000000},
+	{"direct-greedy-under", 'D', "PCT", SCXK_OPT_DOUBLE, &cfg.direct_greedy_under,
+	 "idle CPUs of domains busy less than PCT% take waking tasks of full domains", .max = 100},
+	{"kick-greedy-under", 'K', "PCT", SCXK_OPT_DOUBLE, &cfg.kick_greedy_under,
+	 "idle CPUs of domains busy less than PCT% are woken to steal (100 = any)", .max = 100},
+	{"node-threshold", 0, "PCT", SCXK_OPT_DOUBLE, &cfg.node_threshold,
+	 "NUMA nodes more than PCT% over their share of the load push tasks to other nodes",
+	 .max = 100},
+	{"dom-threshold", 0, "PCT", SCXK_OPT_DOUBLE, &cfg.dom_threshold,
+	 "domains more than PCT% over their node's average push tasks to its other domains",
+	 .max = 100},
+	{"direct-greedy-numa", 'r', NULL, SCXK_OPT_FLAG, &cfg.direct_greedy_numa,
+	 "let direct greedy pushes cross NUMA nodes"},
+	{"no-load-balance", 0, NULL, SCXK_OPT_FLAG, &cfg.no_load_balance,
+	 "measure load but never move tasks between domains"},
+	{"kthreads-local", 'k', NULL, SCXK_OPT_FLAG, &cfg.kthreads_local,
+	 "send per-CPU kthreads straight to their CPU's local queue"},
+	{"balanced-kworkers", 'b', NULL, SCXK_OPT_FLAG, &cfg.balanced_kworkers,
+	 "never move workqueue workers between domains"},
+	{"fifo-sched", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
+	 "first-come first-served domain queues instead of deadlines"},
+	{"perf", 0, "LEVEL", SCXK_OPT_U64, &cfg.perf,
+	 "cpufreq performance target 1..1024 for every CPU (0 = leave the governor alone)",
+	 .max = 1024},
+	{0},
 };
 
 static const struct scxk_cli cli = {
 	.prog = "scx_balance",
 	.summary = "Multi-domain scheduler: per-LLC queues in BPF, load balancing and tuning "
 		   "in user space (rusty-like).",
-	.examples = "  scx_balance                       one domain per LLC, balance every 2 s\n"
-		    "  scx_balance -i 0.5 -l 0.5         react faster to load changes\n"
-		    "  scx_balance -C 0-3 -C 4-7         two domains given by hand\n"
-		    "  scx_balance --greedy-threshold-x-numa 0       never steal across nodes (rusty)\n"
-		    "  scx_balance -r                    also push waking tasks across nodes\n",
+	.examples =
+		"  scx_balance                       one domain per LLC, balance every 2 s\n"
+		"  scx_balance -i 0.5 -l 0.5         react faster to load changes\n"
+		"  scx_balance -C 0-3 -C 4-7         two domains given by hand\n"
+		"  scx_balance --greedy-threshold-x-numa 0       never steal across nodes (rusty)\n"
+		"  scx_balance -r                    also push waking tasks across nodes\n",
 	.opts = opts,
 };
 
@@ -167,7 +167,7 @@ struct loader {
 	size_t ring_len;
 	uint64_t *prev_busy, *prev_total; /* per CPU, from /proc/stat */
 	int nr_cpu_ids;
-	double lb_busy, lb_total;	  /* tuner sums since the last balancing round */
+	double lb_busy, lb_total; /* tuner sums since the last balancing round */
 	struct timespec last_lb;
 	struct lb_task *tasks;
 	struct lb_move moves[LB_MAX_MOVES];
@@ -206,7 +206,7 @@ static int read_proc_stat(uint64_t *busy, uint64_t *total, int nr)
 	memset(busy, 0, sizeof(*busy) * nr);
 	memset(total, 0, sizeof(*total) * nr);
 	for (line = buf; line < buf + n; line = end + 1) {
-		unsigned long long v[8] = { 0 };
+		unsigned long long v[8] = {0};
 		int cpu;
 
 		if (!(end = strchr(line, '\n')))
@@ -239,9 +239,9 @@ static int run_apply_tune(void)
 static int tune(struct scx_balance *skel)
 {
 	uint64_t busy[SCXK_MAX_CPUS], total[SCXK_MAX_CPUS];
-	double db[BALANCE_MAX_DOMS] = { 0 }, dt[BALANCE_MAX_DOMS] = { 0 }, sb = 0, st = 0;
+	double db[BALANCE_MAX_DOMS] = {0}, dt[BALANCE_MAX_DOMS] = {0}, sb = 0, st = 0;
 	uint64_t direct = 0, kick = 0, slice;
-	double util[BALANCE_MAX_DOMS] = { 0 }, avg;
+	double util[BALANCE_MAX_DOMS] = {0}, avg;
 	int cpu, d, err;
 
 	if ((err = read_proc_stat(busy, total, ld.nr_cpu_ids)))
@@ -375,7 +375,8 @@ static int load_balance(struct scx_balance *skel)
 	int nt, nr, err = 0;
 
 	for (int d = 0; d < doms.nr; d++)
-		ldoms[d] = (struct lb_dom){ .node = doms.dom[d].node, .nr_cpus = doms.dom[d].nr_cpus };
+		ldoms[d] =
+			(struct lb_dom){.node = doms.dom[d].node, .nr_cpus = doms.dom[d].nr_cpus};
 	ld.lb_busy = ld.lb_total = 0;
 	if ((nt = collect_tasks(gen, t0, half_life)) < 0)
 		return nt;
@@ -387,9 +388,10 @@ static int load_balance(struct scx_balance *skel)
 		return scxk_err(nr, "load balancing failed");
 	for (int i = 0; i < nt && scxk_log_verbosity() >= 2; i++)
 		if (ld.tasks[i].load >= 0.05)
-			scxk_dbg("  pid %u dom %d weight %u dcycle %.2f load %.2f%s%s", ld.tasks[i].pid,
-				 ld.tasks[i].dom, ld.tasks[i].weight, ld.tasks[i].dcycle,
-				 ld.tasks[i].load, ld.tasks[i].pinned ? " pinned" : "",
+			scxk_dbg("  pid %u dom %d weight %u dcycle %.2f load %.2f%s%s",
+				 ld.tasks[i].pid, ld.tasks[i].dom, ld.tasks[i].weight,
+				 ld.tasks[i].dcycle, ld.tasks[i].load,
+				 ld.tasks[i].pinned ? " pinned" : "",
 				 ld.tasks[i].kworker ? " kworker" : "");
 	if (!cfg.no_load_balance)
 		err = write_moves(skel, nr);
@@ -463,7 +465,7 @@ static json_t *doms_string(void)
 
 static json_t *dom_set_cpus(uint64_t set)
 {
-	struct scxk_cpumask m = { 0 };
+	struct scxk_cpumask m = {0};
 	char buf[SCXK_CPULIST_BUF_LEN];
 
 	for (int d = 0; d < doms.nr; d++)
@@ -557,8 +559,9 @@ static int balance_validate(struct scxk_run *run)
 		return -EINVAL;
 	}
 	if (cfg.slice_us_overutil > cfg.slice_us_underutil) {
-		fprintf(stderr, "scx_balance: --slice-us-overutil (%" PRIu64
-				") exceeds --slice-us-underutil (%" PRIu64 ")\n",
+		fprintf(stderr,
+			"scx_balance: --slice-us-overutil (%" PRIu64
+			") exceeds --slice-us-underutil (%" PRIu64 ")\n",
 			cfg.slice_us_overutil, cfg.slice_us_underutil);
 		return -EINVAL;
 	}
@@ -615,8 +618,7 @@ static int balance_configure(struct scxk_run *run)
 		       sizeof(skel->rodata->dom_bits[d]));
 	}
 	skel->data->slice_ns = cfg.slice_us_underutil * 1000;
-	if ((err = bpf_map__set_max_entries(skel->maps.active_ring,
-					    doms.nr * BALANCE_RING_SLOTS)))
+	if ((err = bpf_map__set_max_entries(skel->maps.active_ring, doms.nr * BALANCE_RING_SLOTS)))
 		return scxk_err(err, "cannot size the active task rings");
 	return 0;
 }
@@ -635,8 +637,8 @@ static int balance_attached(struct scxk_run *run)
 	if (ring == MAP_FAILED)
 		return scxk_err(-errno, "cannot map the active task rings");
 	ld.ring = ring;
-	ld.nr_cpu_ids = run->topo->nr_cpu_ids < SCXK_MAX_CPUS ? run->topo->nr_cpu_ids
-							      : SCXK_MAX_CPUS;
+	ld.nr_cpu_ids =
+		run->topo->nr_cpu_ids < SCXK_MAX_CPUS ? run->topo->nr_cpu_ids : SCXK_MAX_CPUS;
 	ld.prev_busy = calloc(ld.nr_cpu_ids, sizeof(uint64_t));
 	ld.prev_total = calloc(ld.nr_cpu_ids, sizeof(uint64_t));
 	ld.tasks = calloc(ld.ring_len, sizeof(*ld.tasks));
@@ -663,9 +665,9 @@ static void balance_detach(struct scxk_run *run)
 {
 	(void)run;
 	if (ld.ring)
-		munmap(ld.ring, (ld.ring_len * sizeof(struct balance_active) +
-				 sysconf(_SC_PAGESIZE) - 1) / sysconf(_SC_PAGESIZE) *
-					sysconf(_SC_PAGESIZE));
+		munmap(ld.ring,
+		       (ld.ring_len * sizeof(struct balance_active) + sysconf(_SC_PAGESIZE) - 1) /
+			       sysconf(_SC_PAGESIZE) * sysconf(_SC_PAGESIZE));
 	free(ld.prev_busy);
 	free(ld.prev_total);
 	free(ld.tasks);

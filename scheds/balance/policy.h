@@ -13,7 +13,7 @@
 
 /* Fixed point of the duty cycle: BALANCE_RAVG_ONE means runnable all the time. */
 #define BALANCE_RAVG_SHIFT 20
-#define BALANCE_RAVG_ONE (1ULL << BALANCE_RAVG_SHIFT)
+#define BALANCE_RAVG_ONE   (1ULL << BALANCE_RAVG_SHIFT)
 
 /*
  * A running average that decays by half every half-life, like rusty's ravg
@@ -139,8 +139,7 @@ static inline u32 balance_lat_scale(u64 wake_freq)
  * urgency: a task that wakes often and runs briefly sorts ahead of a CPU
  * hog with the same vruntime, and a hog's lead never exceeds one slice.
  */
-static inline u64 balance_deadline(u64 vtime, u64 avg_runtime, u32 weight, u64 wake_freq,
-				   u64 slice)
+static inline u64 balance_deadline(u64 vtime, u64 avg_runtime, u32 weight, u64 wake_freq, u64 slice)
 {
 	u64 run = avg_runtime < slice ? avg_runtime : slice;
 	u64 off = scxk_scale_by_weight_inv(run, weight) / balance_lat_scale(wake_freq);

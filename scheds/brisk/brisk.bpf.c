@@ -37,19 +37,19 @@
 #include "policy.h"
 
 /* ---- knobs, set by the loader before load ---- */
-const volatile u64 slice_max = 5 * SCXK_NSEC_PER_MSEC; /* --slice-us */
+const volatile u64 slice_max = 5 * SCXK_NSEC_PER_MSEC;	 /* --slice-us */
 const volatile u64 slice_min = 250 * SCXK_NSEC_PER_USEC; /* --slice-min-us */
-const volatile u64 slice_lag = 40 * SCXK_NSEC_PER_MSEC; /* --slice-us-lag */
-const volatile u64 throttle_ns;	   /* --throttle-us: idle injected per slice_max */
-const volatile bool local_pcpu;	   /* -p: per-CPU tasks straight to their CPU */
-const volatile bool local_kthreads; /* -k: per-CPU kthreads straight to their CPU */
-const volatile bool no_wake_sync;   /* -w: ignore SCX_WAKE_SYNC */
-const volatile bool sticky_tasks;   /* -S: very short tasks keep their CPU */
-const volatile bool smt_aware = true; /* --disable-smt clears it */
-const volatile bool numa_aware = true; /* --disable-numa clears it */
+const volatile u64 slice_lag = 40 * SCXK_NSEC_PER_MSEC;	 /* --slice-us-lag */
+const volatile u64 throttle_ns;		/* --throttle-us: idle injected per slice_max */
+const volatile bool local_pcpu;		/* -p: per-CPU tasks straight to their CPU */
+const volatile bool local_kthreads;	/* -k: per-CPU kthreads straight to their CPU */
+const volatile bool no_wake_sync;	/* -w: ignore SCX_WAKE_SYNC */
+const volatile bool sticky_tasks;	/* -S: very short tasks keep their CPU */
+const volatile bool smt_aware = true;	/* --disable-smt clears it */
+const volatile bool numa_aware = true;	/* --disable-numa clears it */
 const volatile bool primary_all = true; /* the primary domain is every CPU */
 const volatile u32 cpufreq_mode;	/* enum brisk_cpufreq */
-const volatile bool no_preempt;	/* --no-preempt */
+const volatile bool no_preempt;		/* --no-preempt */
 
 /* The primary domain as a bitmap, written by the loader (-m). */
 u64 primary_bits[SCXK_MASK_WORDS] SEC(".data.brisk_primary");
@@ -64,12 +64,12 @@ struct task_ctx {
 	 * DSQ overwrites that with the queue key, which here is the deadline.
 	 */
 	u64 vtime;
-	u64 awake_vtime;  /* weighted runtime since the last wakeup */
-	u64 wakeup_freq;  /* wakeups per 100 ms, EWMA */
+	u64 awake_vtime; /* weighted runtime since the last wakeup */
+	u64 wakeup_freq; /* wakeups per 100 ms, EWMA */
 	u64 last_woke_at;
 	u64 last_run_at;
-	u64 avg_runtime;  /* per scheduling, EWMA */
-	u64 deadline;	  /* the last deadline computed */
+	u64 avg_runtime; /* per scheduling, EWMA */
+	u64 deadline;	 /* the last deadline computed */
 };
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
@@ -138,9 +138,9 @@ static u64 task_slice(struct task_struct *p, s32 cpu)
 {
 	u64 s = brisk_slice(slice_max, slice_min, p->scx.weight, nr_waiting(cpu));
 
-	scxk_stat_inc(BRISK_STAT_SLICE_HIST +
-		      scxk_log2_bucket(s / SCXK_NSEC_PER_USEC, BRISK_SLICE_HIST_LO,
-				       BRISK_HIST_BUCKETS));
+	scxk_stat_inc(BRISK_STAT_SLICE_HIST + scxk_log2_bucket(s / SCXK_NSEC_PER_USEC,
+							       BRISK_SLICE_HIST_LO,
+							       BRISK_HIST_BUCKETS));
 	return s;
 }
 
@@ -218,12 +218,12 @@ static bool try_preempt(struct task_struct *p, u64 deadline, s32 cpu, u64 enq_fl
 {
 	struct brisk_cpu_ctx *cctx;
 
-	if (no_preempt || !(enq_flags & SCX_ENQ_WAKEUP) ||
-	    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+	if (no_preempt || !(enq_flags & SCX_ENQ_WAKEUP) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
 		return false;
 	cctx = scxk_percpu_ctx_of(&cpu_ctxs, cpu);
-	if (!cctx || !cctx->running || !brisk_should_preempt(deadline, cctx->curr_deadline,
-							     scxk_scale_by_weight_inv(slice_max, 100)))
+	if (!cctx || !cctx->running ||
+	    !brisk_should_preempt(deadline, cctx->curr_deadline,
+				  scxk_scale_by_weight_inv(slice_max, 100)))
 		return false;
 	/*
 	 * Straight onto the CPU's local DSQ with PREEMPT: p runs next there,
@@ -335,9 +335,9 @@ void BPF_STRUCT_OPS(brisk_runnable, struct task_struct *p, u64 enq_flags)
 	tctx->awake_vtime = 0;
 	tctx->wakeup_freq = brisk_wakeup_freq(tctx->wakeup_freq, now - tctx->last_woke_at);
 	tctx->last_woke_at = now;
-	scxk_stat_inc(BRISK_STAT_FREQ_HIST +
-		      scxk_log2_bucket(tctx->wakeup_freq * 10, BRISK_FREQ_HIST_LO,
-				       BRISK_HIST_BUCKETS));
+	scxk_stat_inc(BRISK_STAT_FREQ_HIST + scxk_log2_bucket(tctx->wakeup_freq * 10,
+							      BRISK_FREQ_HIST_LO,
+							      BRISK_HIST_BUCKETS));
 }
 
 static void update_cpufreq(s32 cpu, struct brisk_cpu_ctx *cctx, u64 now)
@@ -353,8 +353,8 @@ static void update_cpufreq(s32 cpu, struct brisk_cpu_ctx *cctx, u64 now)
 		break;
 	case BRISK_CPUFREQ_AUTO:
 		if (now - cctx->window_start >= CPUFREQ_WINDOW_NS) {
-			cctx->perf_target = brisk_perf_target(cctx->busy_ns,
-							      now - cctx->window_start);
+			cctx->perf_target =
+				brisk_perf_target(cctx->busy_ns, now - cctx->window_start);
 			cctx->busy_ns = 0;
 			cctx->window_start = now;
 		}
@@ -445,7 +445,7 @@ static int throttle_timerfn(void *map, int *key, struct bpf_timer *timer)
 	throttled = !throttled;
 	if (throttled)
 		scxk_stat_inc(BRISK_STAT_THROTTLE);
-	bpf_for(cpu, 0, nr)
+	bpf_for (cpu, 0, nr)
 		scx_bpf_kick_cpu(cpu, throttled ? SCX_KICK_PREEMPT : SCX_KICK_IDLE);
 	bpf_timer_start(timer, throttled ? throttle_ns : slice_max, 0);
 	return 0;
@@ -477,17 +477,11 @@ void BPF_STRUCT_OPS(brisk_exit, struct scx_exit_info *ei)
 	scxk_uei_record(ei);
 }
 
-SCXK_OPS_DEFINE(brisk_ops,
-		.select_cpu = (void *)brisk_select_cpu,
-		.enqueue = (void *)brisk_enqueue,
-		.dispatch = (void *)brisk_dispatch,
-		.runnable = (void *)brisk_runnable,
-		.running = (void *)brisk_running,
-		.stopping = (void *)brisk_stopping,
-		.cpu_release = (void *)brisk_cpu_release,
-		.enable = (void *)brisk_enable,
-		.init_task = (void *)brisk_init_task,
-		.init = (void *)brisk_init,
+SCXK_OPS_DEFINE(brisk_ops, .select_cpu = (void *)brisk_select_cpu, .enqueue = (void *)brisk_enqueue,
+		.dispatch = (void *)brisk_dispatch, .runnable = (void *)brisk_runnable,
+		.running = (void *)brisk_running, .stopping = (void *)brisk_stopping,
+		.cpu_release = (void *)brisk_cpu_release, .enable = (void *)brisk_enable,
+		.init_task = (void *)brisk_init_task, .init = (void *)brisk_init,
 		.exit = (void *)brisk_exit,
 		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 		.timeout_ms = 30000, /* the kernel default; see README: Limits */

@@ -8,9 +8,9 @@
 #include <scxkit/topo_data.h>
 
 /* Buckets of the log2 distributions in stats: [0] < 2^lo, [n-1] >= 2^(lo+n-2). */
-#define BRISK_HIST_BUCKETS 8
-#define BRISK_FREQ_HIST_LO 2   /* wakeups per second: <4, 4..7, ..., >=256 */
-#define BRISK_SLICE_HIST_LO 7  /* slice in us: <128, 128..255, ..., >=8192 */
+#define BRISK_HIST_BUCKETS  8
+#define BRISK_FREQ_HIST_LO  2 /* wakeups per second: <4, 4..7, ..., >=256 */
+#define BRISK_SLICE_HIST_LO 7 /* slice in us: <128, 128..255, ..., >=8192 */
 
 /*
  * The stats, one line each, in the order clients see them (the columns are
@@ -76,8 +76,8 @@ struct brisk_cpu_ctx {
 	u64 busy_ns;	   /* running time in the current cpufreq window */
 	u64 window_start;
 	u32 perf_target;
-	u32 perf_set;	   /* the level last handed to scx_bpf_cpuperf_set() + 1 */
-	u32 running;	   /* 1 while a task runs here (summed for stats) */
+	u32 perf_set; /* the level last handed to scx_bpf_cpuperf_set() + 1 */
+	u32 running;  /* 1 while a task runs here (summed for stats) */
 };
 
 #endif /* __BRISK_INTF_H */

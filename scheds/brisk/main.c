@@ -27,7 +27,7 @@
 
 /* How often the loader looks at the power profile in "-m auto" mode. */
 #define PROFILE_POLL_MS 1000
-#define QOS_UNSET UINT64_MAX
+#define QOS_UNSET	UINT64_MAX
 
 static struct {
 	uint64_t slice_us, slice_min_us, slice_lag_us, throttle_us, idle_resume_us;
@@ -44,7 +44,7 @@ static struct {
 
 static bool is_domain_word(const char *s)
 {
-	static const char *const words[] = { "auto", "performance", "powersave", "turbo", "all" };
+	static const char *const words[] = {"auto", "performance", "powersave", "turbo", "all"};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(s, words[i]))
@@ -79,37 +79,36 @@ static int parse_qos(const char *arg, void *dest)
 }
 
 static struct scxk_opt opts[] = {
-	{ "slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "maximum time slice",
-	  .min = 100, .max = 1000000 },
-	{ "slice-min-us", 'L', "US", SCXK_OPT_U64, &cfg.slice_min_us,
-	  "minimum time slice, however many tasks wait", .min = 10, .max = 1000000 },
-	{ "slice-us-lag", 'l', "US", SCXK_OPT_U64, &cfg.slice_lag_us,
-	  "base sleep credit a waking task may bank", .max = 10000000 },
-	{ "throttle-us", 't', "US", SCXK_OPT_U64, &cfg.throttle_us,
-	  "inject this much idle after every slice to save power (0 = off)", .max = 1000000 },
-	{ "idle-resume-us", 'I', "US", SCXK_OPT_CUSTOM, &cfg.idle_resume_us,
-	  "set every CPU's idle resume-latency QoS, restored on exit", .parse = parse_qos,
-	  .dfl = "off" },
-	{ "local-pcpu", 'p', NULL, SCXK_OPT_FLAG, &cfg.local_pcpu,
-	  "send per-CPU tasks straight to their CPU's local queue" },
-	{ "local-kthreads", 'k', NULL, SCXK_OPT_FLAG, &cfg.local_kthreads,
-	  "send per-CPU kthreads straight to their CPU (implied by -t)" },
-	{ "no-wake-sync", 'w', NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
-	  "ignore synchronous-wakeup hints" },
-	{ "sticky-tasks", 'S', NULL, SCXK_OPT_FLAG, &cfg.sticky,
-	  "keep tasks that run under 10 us per schedule on their CPU" },
-	{ "primary-domain", 'm', "DOMAIN", SCXK_OPT_CUSTOM, &cfg.primary,
-	  "preferred CPUs: auto|performance|powersave|turbo|all, a cpulist or 0x mask",
-	  .parse = parse_primary },
-	{ "disable-smt", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_smt,
-	  "ignore SMT: do not prefer whole idle cores" },
-	{ "disable-numa", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_numa,
-	  "one queue for all NUMA nodes" },
-	{ "cpufreq", 'f', NULL, SCXK_OPT_FLAG, &cfg.cpufreq,
-	  "set each CPU's performance level from its busy ratio" },
-	{ "no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
-	  "never preempt a running task for a waking interactive one" },
-	{ 0 },
+	{"slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "maximum time slice", .min = 100,
+	 .max = 1000000},
+	{"slice-min-us", 'L', "US", SCXK_OPT_U64, &cfg.slice_min_us,
+	 "minimum time slice, however many tasks wait", .min = 10, .max = 1000000},
+	{"slice-us-lag", 'l', "US", SCXK_OPT_U64, &cfg.slice_lag_us,
+	 "base sleep credit a waking task may bank", .max = 10000000},
+	{"throttle-us", 't', "US", SCXK_OPT_U64, &cfg.throttle_us,
+	 "inject this much idle after every slice to save power (0 = off)", .max = 1000000},
+	{"idle-resume-us", 'I', "US", SCXK_OPT_CUSTOM, &cfg.idle_resume_us,
+	 "set every CPU's idle resume-latency QoS, restored on exit", .parse = parse_qos,
+	 .dfl = "off"},
+	{"local-pcpu", 'p', NULL, SCXK_OPT_FLAG, &cfg.local_pcpu,
+	 "send per-CPU tasks straight to their CPU's local queue"},
+	{"local-kthreads", 'k', NULL, SCXK_OPT_FLAG, &cfg.local_kthreads,
+	 "send per-CPU kthreads straight to their CPU (implied by -t)"},
+	{"no-wake-sync", 'w', NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
+	 "ignore synchronous-wakeup hints"},
+	{"sticky-tasks", 'S', NULL, SCXK_OPT_FLAG, &cfg.sticky,
+	 "keep tasks that run under 10 us per schedule on their CPU"},
+	{"primary-domain", 'm', "DOMAIN", SCXK_OPT_CUSTOM, &cfg.primary,
+	 "preferred CPUs: auto|performance|powersave|turbo|all, a cpulist or 0x mask",
+	 .parse = parse_primary},
+	{"disable-smt", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_smt,
+	 "ignore SMT: do not prefer whole idle cores"},
+	{"disable-numa", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_numa, "one queue for all NUMA nodes"},
+	{"cpufreq", 'f', NULL, SCXK_OPT_FLAG, &cfg.cpufreq,
+	 "set each CPU's performance level from its busy ratio"},
+	{"no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
+	 "never preempt a running task for a waking interactive one"},
+	{0},
 };
 
 static const struct scxk_cli cli = {
@@ -146,19 +145,19 @@ static void resolve_domain(const struct scxk_topo *t, const char *spec, struct d
 	d->profile = scxk_power_profile_read();
 	d->mode = spec;
 	if (!strcmp(spec, "auto"))
-		d->mode = d->profile == SCXK_PROFILE_POWERSAVE     ? "powersave"
+		d->mode = d->profile == SCXK_PROFILE_POWERSAVE	   ? "powersave"
 			  : d->profile == SCXK_PROFILE_PERFORMANCE ? "performance"
-							      : "all";
+								   : "all";
 	scxk_cpumask_zero(&d->mask);
 	if (!is_domain_word(d->mode)) {
 		scxk_cpumask_parse(d->mode, &d->mask, t->nr_cpu_ids);
 		scxk_cpumask_and(&d->mask, &d->mask, &t->online);
 		return;
 	}
-	scxk_cpumask_for_each(cpu, &t->online)
+	scxk_cpumask_for_each (cpu, &t->online)
 		if (t->big[cpu] && t->max_freq_khz[cpu] > best_freq)
 			best_freq = t->max_freq_khz[cpu];
-	scxk_cpumask_for_each(cpu, &t->online) {
+	scxk_cpumask_for_each (cpu, &t->online) {
 		bool big = !t->hybrid || t->big[cpu];
 
 		if (!strcmp(d->mode, "all") || (!strcmp(d->mode, "performance") && big) ||
@@ -194,7 +193,7 @@ static void qos_apply(const struct scxk_topo *t)
 	if (cfg.idle_resume_us == QOS_UNSET)
 		return;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)cfg.idle_resume_us);
-	scxk_cpumask_for_each(cpu, &t->online) {
+	scxk_cpumask_for_each (cpu, &t->online) {
 		snprintf(path, sizeof(path),
 			 "%s/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
 			 sysfs_prefix(), cpu);
@@ -215,7 +214,7 @@ static void qos_restore(void)
 	char key[64];
 	int cpu;
 
-	scxk_cpumask_for_each(cpu, &qos_changed) {
+	scxk_cpumask_for_each (cpu, &qos_changed) {
 		qos_key(cpu, key, sizeof(key));
 		if (!scxk_tunable_restore(key))
 			scxk_cpumask_clear(&qos_changed, cpu);
@@ -287,8 +286,9 @@ static int brisk_validate(struct scxk_run *run)
 		err = scxk_cpumask_parse(cfg.primary, &m, t->nr_cpu_ids);
 		scxk_topo_free(t);
 		if (err) {
-			fprintf(stderr, "scx_brisk: --primary-domain %s names CPUs this machine "
-					"does not have\n",
+			fprintf(stderr,
+				"scx_brisk: --primary-domain %s names CPUs this machine "
+				"does not have\n",
 				cfg.primary);
 			return -EINVAL;
 		}
@@ -324,12 +324,12 @@ static int brisk_configure(struct scxk_run *run)
 	skel->rodata->numa_aware = !cfg.disable_numa && t->nr_nodes > 1;
 	skel->rodata->no_preempt = cfg.no_preempt;
 	skel->rodata->primary_all = scxk_cpumask_equal(&cur_domain.mask, &t->online);
-	skel->rodata->cpufreq_mode = cfg.cpufreq ? BRISK_CPUFREQ_AUTO
-				     : !strcmp(cur_domain.mode, "powersave") ? BRISK_CPUFREQ_MIN
-				     : !strcmp(cur_domain.mode, "performance") ||
-						     !strcmp(cur_domain.mode, "turbo")
-					     ? BRISK_CPUFREQ_MAX
-					     : BRISK_CPUFREQ_OFF;
+	skel->rodata->cpufreq_mode =
+		cfg.cpufreq				? BRISK_CPUFREQ_AUTO
+		: !strcmp(cur_domain.mode, "powersave") ? BRISK_CPUFREQ_MIN
+		: !strcmp(cur_domain.mode, "performance") || !strcmp(cur_domain.mode, "turbo")
+			? BRISK_CPUFREQ_MAX
+			: BRISK_CPUFREQ_OFF;
 
 	map = bpf_object__find_map_by_name(run->obj, ".data.brisk_primary");
 	bits = map ? bpf_map__initial_value(map, &size) : NULL;

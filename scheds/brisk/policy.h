@@ -19,7 +19,7 @@
  * hackbench storms. 16 keeps the ordering and bounds the jump to 640 ms.
  */
 #define BRISK_FREQ_WINDOW_NS (100 * SCXK_NSEC_PER_MSEC)
-#define BRISK_MAX_LAG_SCALE 16
+#define BRISK_MAX_LAG_SCALE  16
 /* Queue pressure at which the lag scale is halved, per CPU. */
 #define BRISK_Q_THRESH_PER_CPU 4
 /* With this much queued work a storm is on: sleep credit drops to 1x. The
@@ -125,8 +125,8 @@ static inline u64 brisk_place(u64 vtime, u64 vtime_now, u64 slice_lag, u64 lag_s
  * vruntime already advances faster and less credit on top would push
  * them back beyond the watchdog. brisk.bpf.c's enqueue calls exactly this.
  */
-static inline u64 brisk_deadline(u64 *vtime, u64 vtime_now, u64 awake_vtime, u64 lag,
-				 u64 awake_cap, u64 lead, u32 weight)
+static inline u64 brisk_deadline(u64 *vtime, u64 vtime_now, u64 awake_vtime, u64 lag, u64 awake_cap,
+				 u64 lead, u32 weight)
 {
 	*vtime = brisk_vtime_ceil(*vtime, vtime_now, lead);
 	*vtime = brisk_place(*vtime, vtime_now, lag, 1, weight);

@@ -33,11 +33,11 @@
 #include <scxkit/fault.bpf.h> /* in this object only: it defines the switch */
 
 /* ---- knobs, set by the loader before load ---- */
-const volatile u64 slice_max_ns = 5 * SCXK_NSEC_PER_MSEC;    /* --slice-max-us */
-const volatile u64 slice_min_ns = 500 * SCXK_NSEC_PER_USEC;  /* --slice-min-us */
-const volatile u32 preempt_shift = 6;			     /* --preempt-shift */
+const volatile u64 slice_max_ns = 5 * SCXK_NSEC_PER_MSEC;   /* --slice-max-us */
+const volatile u64 slice_min_ns = 500 * SCXK_NSEC_PER_USEC; /* --slice-min-us */
+const volatile u32 preempt_shift = 6;			    /* --preempt-shift */
 const volatile u32 pm_policy = CADENCE_PMP_AUTOPILOT;
-const volatile u32 pm_fixed = CADENCE_PM_BALANCED;	     /* for CADENCE_PMP_FIXED */
+const volatile u32 pm_fixed = CADENCE_PM_BALANCED; /* for CADENCE_PMP_FIXED */
 const volatile bool no_compaction, no_freq_scaling, no_preemption, no_wake_sync;
 const volatile bool no_dl_preempt; /* --no-deadline-preempt */
 const volatile bool no_slice_boost;
@@ -45,7 +45,7 @@ const volatile bool no_slice_boost;
 const volatile u64 ap_low_cap = 512, ap_high_cap = 1024;
 
 /* Topology as the loader laid it out. */
-const volatile u32 nr_cpus = 1;	 /* online CPUs, in cpu_order */
+const volatile u32 nr_cpus = 1; /* online CPUs, in cpu_order */
 const volatile u32 nr_doms = 1;
 const volatile u32 cpu_dom[SCXK_MAX_CPUS];
 const volatile u32 cpu_order[2][SCXK_MAX_CPUS]; /* CADENCE_ORDER_PERF / _SAVE */
@@ -401,11 +401,11 @@ static s32 init_masks(void)
 	u32 d, cpu, nr = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS);
 	s32 err;
 
-	bpf_for(d, 0, NR_MASKS)
+	bpf_for (d, 0, NR_MASKS)
 		if ((err = scxk_mask_slot_new(&cpumasks, d, NULL)))
 			return err;
 	bpf_rcu_read_lock();
-	bpf_for(cpu, 0, nr) {
+	bpf_for (cpu, 0, nr) {
 		d = dom_of(cpu);
 		if (!scxk_bits_test(dom_bits[d], cpu))
 			continue;
@@ -431,7 +431,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cadence_init)
 	if ((err = scxk_topo_init()) || (err = init_masks()) ||
 	    (err = scxk_dsq_create_topo(SCXK_DSQ_TOPO_CPU)))
 		return err;
-	bpf_for(d, 0, nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS)
+	bpf_for (d, 0, nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS)
 		if ((err = scx_bpf_create_dsq(d, dom_node[d & (CADENCE_MAX_DOMS - 1)])))
 			return err;
 	sys.nr_active_cpus = nr_cpus;
@@ -447,20 +447,13 @@ void BPF_STRUCT_OPS(cadence_exit, struct scx_exit_info *ei)
 	scxk_uei_record(ei);
 }
 
-SCXK_OPS_DEFINE(cadence_ops,
-		.select_cpu = (void *)cadence_select_cpu,
-		.runnable = (void *)cadence_runnable,
-		.enqueue = (void *)cadence_enqueue,
-		.dispatch = (void *)cadence_dispatch,
-		.running = (void *)cadence_running,
-		.tick = (void *)cadence_tick,
-		.stopping = (void *)cadence_stopping,
-		.quiescent = (void *)cadence_quiescent,
-		.cpu_release = (void *)cadence_cpu_release,
-		.cpu_acquire = (void *)cadence_cpu_acquire,
-		.init_task = (void *)cadence_init_task,
-		.init = (void *)cadence_init,
-		.exit = (void *)cadence_exit,
+SCXK_OPS_DEFINE(cadence_ops, .select_cpu = (void *)cadence_select_cpu,
+		.runnable = (void *)cadence_runnable, .enqueue = (void *)cadence_enqueue,
+		.dispatch = (void *)cadence_dispatch, .running = (void *)cadence_running,
+		.tick = (void *)cadence_tick, .stopping = (void *)cadence_stopping,
+		.quiescent = (void *)cadence_quiescent, .cpu_release = (void *)cadence_cpu_release,
+		.cpu_acquire = (void *)cadence_cpu_acquire, .init_task = (void *)cadence_init_task,
+		.init = (void *)cadence_init, .exit = (void *)cadence_exit,
 		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 		.timeout_ms = 30000, /* the kernel's default, as LAVD */
 		.name = "cadence");

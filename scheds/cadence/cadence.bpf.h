@@ -55,7 +55,7 @@ struct task_ctx {
 	u64 wait_freq, wake_freq, run_freq; /* per second, EWMA */
 	u64 last_wait_at, last_wake_at, last_run_at;
 	u64 avg_runtime, acc_runtime;
-	u64 svc;      /* weighted service time */
+	u64 svc; /* weighted service time */
 	u64 lat_cri, perf_cri;
 	u64 dl_delta; /* the last deadline's distance from the clock */
 	u64 deadline;
@@ -69,24 +69,24 @@ struct task_ctx {
 __cadence_shared SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
 struct cpu_ctx {
-	u64 busy_ns;	/* run time in the current timer window */
-	u64 acct_at;	/* busy time is accounted up to here */
-	u64 run_start;	/* when the current task started */
-	u64 est_stop;	/* when it should stop (start + slice) */
+	u64 busy_ns;   /* run time in the current timer window */
+	u64 acct_at;   /* busy time is accounted up to here */
+	u64 run_start; /* when the current task started */
+	u64 est_stop;  /* when it should stop (start + slice) */
 	u64 avg_util, cur_util;
 	u64 curr_lat_cri;
-	u64 curr_dl_delta; /* the current task's deadline distance; 0: unknown */
-	u64 lc_sum, lc_max, lc_nr; /* lat_cri of schedules in this window */
+	u64 curr_dl_delta;	    /* the current task's deadline distance; 0: unknown */
+	u64 lc_sum, lc_max, lc_nr;  /* lat_cri of schedules in this window */
 	u64 pc_sum, pc_min, pc_max; /* perf_cri likewise */
 	u64 svc_sum;
 	u64 last_sample;
-	u32 perf_set;	/* the level last handed to scx_bpf_cpuperf_set() + 1 */
+	u32 perf_set; /* the level last handed to scx_bpf_cpuperf_set() + 1 */
 	u32 running;
 	u32 lock_holder;
-	u32 rt_busy;	/* an RT/DL task took the CPU from us */
-	u32 yield_req;	/* a critical task waits: stop at the next tick */
+	u32 rt_busy;	 /* an RT/DL task took the CPU from us */
+	u32 yield_req;	 /* a critical task waits: stop at the next tick */
 	u32 upgrade_req; /* a big core idles: the task here should move */
-	u32 pinned;	/* the current task cannot move */
+	u32 pinned;	 /* the current task cannot move */
 };
 __cadence_shared SCXK_PERCPU_CTX(cpu_ctxs, struct cpu_ctx);
 
@@ -94,11 +94,11 @@ __cadence_shared SCXK_PERCPU_CTX(cpu_ctxs, struct cpu_ctx);
  * Cpumasks: each domain's CPUs, each domain's active CPUs, all active CPUs
  * and the big CPUs. Kptrs must live in a map.
  */
-#define MASK_DOM(d) ((d) & (CADENCE_MAX_DOMS - 1))
+#define MASK_DOM(d)    ((d) & (CADENCE_MAX_DOMS - 1))
 #define MASK_DOMACT(d) (CADENCE_MAX_DOMS + ((d) & (CADENCE_MAX_DOMS - 1)))
-#define MASK_ACTIVE (2 * CADENCE_MAX_DOMS)
-#define MASK_BIG (2 * CADENCE_MAX_DOMS + 1)
-#define NR_MASKS (2 * CADENCE_MAX_DOMS + 2)
+#define MASK_ACTIVE    (2 * CADENCE_MAX_DOMS)
+#define MASK_BIG       (2 * CADENCE_MAX_DOMS + 1)
+#define NR_MASKS       (2 * CADENCE_MAX_DOMS + 2)
 
 __cadence_shared SCXK_MASK_SLOTS(cpumasks, NR_MASKS);
 

@@ -69,11 +69,11 @@ __hidden u64 task_deadline(struct task_struct *p, struct task_ctx *tctx)
 static bool try_deadline_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev_cpu,
 				 u64 now)
 {
-	s32 cand[2] = { prev_cpu, bpf_get_smp_processor_id() }, cpu, later = -1;
+	s32 cand[2] = {prev_cpu, bpf_get_smp_processor_id()}, cpu, later = -1;
 	struct cpu_ctx *c;
 	int i;
 
-	bpf_for(i, 0, 2) {
+	bpf_for (i, 0, 2) {
 		cpu = cand[i & 1];
 		if ((i && cpu == prev_cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
 			continue;

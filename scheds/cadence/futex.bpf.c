@@ -7,15 +7,15 @@
  */
 #include "cadence.bpf.h"
 
-#define FUTEX_CMD_MASK 0x7f /* include/uapi/linux/futex.h, without PRIVATE/CLOCK flags */
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_WAKE_OP 5
-#define FUTEX_LOCK_PI 6
-#define FUTEX_UNLOCK_PI 7
+#define FUTEX_CMD_MASK	  0x7f /* include/uapi/linux/futex.h, without PRIVATE/CLOCK flags */
+#define FUTEX_WAIT	  0
+#define FUTEX_WAKE	  1
+#define FUTEX_WAKE_OP	  5
+#define FUTEX_LOCK_PI	  6
+#define FUTEX_UNLOCK_PI	  7
 #define FUTEX_WAIT_BITSET 9
 #define FUTEX_WAKE_BITSET 10
-#define FUTEX_LOCK_PI2 13
+#define FUTEX_LOCK_PI2	  13
 
 /* The tracepoints run on the task's own CPU, while it is the current task. */
 static void set_cpu_lock_holder(u32 v)

@@ -12,7 +12,7 @@
  * per-CPU queues (pinned tasks, preemption hand-offs) are SCXK_DSQ_CPU().
  */
 #define CADENCE_MAX_DOMS 64
-#define CADENCE_NO_DOM 0xffffffffU
+#define CADENCE_NO_DOM	 0xffffffffU
 
 /* The sys_stat/compaction timer period (LAVD_SYS_STAT_INTERVAL_NS). */
 #define CADENCE_TIMER_NS (10ULL * 1000 * 1000)
@@ -100,17 +100,17 @@ enum cadence_value { CADENCE_STATS(SCXK_STAT_VALUE) CADENCE_NR_VALUES };
 
 /* System state, written by the BPF timer, read (mmapped .bss) by the loader. */
 struct cadence_sys {
-	unsigned long long nr_queued;	  /* tasks waiting in all queues */
-	unsigned long long nr_running;	  /* CPUs running a task */
+	unsigned long long nr_queued;	   /* tasks waiting in all queues */
+	unsigned long long nr_running;	   /* CPUs running a task */
 	unsigned long long nr_active_cpus; /* CPUs compaction keeps active */
-	unsigned long long slice_ns;	  /* the smoothed base slice */
+	unsigned long long slice_ns;	   /* the smoothed base slice */
 	unsigned long long avg_lat_cri, max_lat_cri, thr_lat_cri;
 	unsigned long long thr_perf_cri;
-	unsigned long long util;	  /* average CPU utilisation, 1/1024 */
-	unsigned long long required_cap;  /* compaction's estimate */
-	unsigned long long avg_perf;	  /* average cpuperf target set, 1/1024 */
-	unsigned int power_mode;	  /* enum cadence_power_mode */
-	unsigned int nr_stealees;	  /* domains other domains steal from now */
+	unsigned long long util;	 /* average CPU utilisation, 1/1024 */
+	unsigned long long required_cap; /* compaction's estimate */
+	unsigned long long avg_perf;	 /* average cpuperf target set, 1/1024 */
+	unsigned int power_mode;	 /* enum cadence_power_mode */
+	unsigned int nr_stealees;	 /* domains other domains steal from now */
 };
 
 /* One per-task sample for --monitor-sched-samples (ring buffer). */
@@ -140,7 +140,7 @@ struct cadence_sample_ctl {
 	unsigned long long interval_ns;
 };
 
-#define CADENCE_SAMPLES_MAP "cadence_samples"
+#define CADENCE_SAMPLES_MAP    "cadence_samples"
 #define CADENCE_SAMPLE_CTL_MAP "cadence_smp_ctl"
 
 #endif /* __CADENCE_INTF_H */

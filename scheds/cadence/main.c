@@ -38,7 +38,7 @@ static struct {
 	uint64_t slice_max_us, slice_min_us, preempt_shift, samples;
 	bool performance, balanced, powersave, autopilot, autopower;
 	bool no_compaction, no_freq_scaling, no_futex_boost, no_preemption, no_dl_preempt,
-	     no_wake_sync;
+		no_wake_sync;
 	bool no_slice_boost;
 } cfg = {
 	.slice_max_us = 5000,
@@ -47,40 +47,40 @@ static struct {
 };
 
 static struct scxk_opt opts[] = {
-	{ "slice-max-us", 0, "US", SCXK_OPT_U64, &cfg.slice_max_us, "maximum time slice",
-	  .min = 100, .max = 1000000 },
-	{ "slice-min-us", 0, "US", SCXK_OPT_U64, &cfg.slice_min_us,
-	  "minimum time slice, however many tasks wait", .min = 10, .max = 1000000 },
-	{ "preempt-shift", 0, "N", SCXK_OPT_U64, &cfg.preempt_shift,
-	  "only the top 1/2^N of the criticality range may preempt", .max = 10 },
-	{ "performance", 0, NULL, SCXK_OPT_FLAG, &cfg.performance,
-	  "performance mode: every CPU active, full frequency" },
-	{ "balanced", 0, NULL, SCXK_OPT_FLAG, &cfg.balanced,
-	  "balanced mode: core compaction in the performance order" },
-	{ "powersave", 0, NULL, SCXK_OPT_FLAG, &cfg.powersave,
-	  "powersave mode: core compaction in the powersave order" },
-	{ "autopilot", 0, NULL, SCXK_OPT_FLAG, &cfg.autopilot,
-	  "choose the power mode from the load (the default without a mode option)" },
-	{ "autopower", 0, NULL, SCXK_OPT_FLAG, &cfg.autopower,
-	  "follow the system power profile (platform_profile, EPP, governor)" },
-	{ "no-core-compaction", 0, NULL, SCXK_OPT_FLAG, &cfg.no_compaction,
-	  "keep every CPU active whatever the load" },
-	{ "no-freq-scaling", 0, NULL, SCXK_OPT_FLAG, &cfg.no_freq_scaling,
-	  "leave CPU frequency to the cpufreq governor" },
-	{ "no-futex-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_futex_boost,
-	  "do not boost (or shield from preemption) futex lock holders" },
-	{ "no-preemption", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preemption,
-	  "never preempt a running task for a critical one" },
-	{ "no-deadline-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_dl_preempt,
-	  "only the most critical tasks preempt (strict LAVD); others wait for a slice end" },
-	{ "no-wake-sync", 0, NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
-	  "ignore synchronous-wakeup hints when placing a wakee" },
-	{ "no-slice-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_slice_boost,
-	  "never lengthen the slice of long-running tasks" },
-	{ "monitor-sched-samples", 0, "N", SCXK_OPT_U64, &cfg.samples,
-	  "client only: print about N per-task samples per second from a running instance",
-	  .max = 100000, .dfl = "off" },
-	{ 0 },
+	{"slice-max-us", 0, "US", SCXK_OPT_U64, &cfg.slice_max_us, "maximum time slice", .min = 100,
+	 .max = 1000000},
+	{"slice-min-us", 0, "US", SCXK_OPT_U64, &cfg.slice_min_us,
+	 "minimum time slice, however many tasks wait", .min = 10, .max = 1000000},
+	{"preempt-shift", 0, "N", SCXK_OPT_U64, &cfg.preempt_shift,
+	 "only the top 1/2^N of the criticality range may preempt", .max = 10},
+	{"performance", 0, NULL, SCXK_OPT_FLAG, &cfg.performance,
+	 "performance mode: every CPU active, full frequency"},
+	{"balanced", 0, NULL, SCXK_OPT_FLAG, &cfg.balanced,
+	 "balanced mode: core compaction in the performance order"},
+	{"powersave", 0, NULL, SCXK_OPT_FLAG, &cfg.powersave,
+	 "powersave mode: core compaction in the powersave order"},
+	{"autopilot", 0, NULL, SCXK_OPT_FLAG, &cfg.autopilot,
+	 "choose the power mode from the load (the default without a mode option)"},
+	{"autopower", 0, NULL, SCXK_OPT_FLAG, &cfg.autopower,
+	 "follow the system power profile (platform_profile, EPP, governor)"},
+	{"no-core-compaction", 0, NULL, SCXK_OPT_FLAG, &cfg.no_compaction,
+	 "keep every CPU active whatever the load"},
+	{"no-freq-scaling", 0, NULL, SCXK_OPT_FLAG, &cfg.no_freq_scaling,
+	 "leave CPU frequency to the cpufreq governor"},
+	{"no-futex-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_futex_boost,
+	 "do not boost (or shield from preemption) futex lock holders"},
+	{"no-preemption", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preemption,
+	 "never preempt a running task for a critical one"},
+	{"no-deadline-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_dl_preempt,
+	 "only the most critical tasks preempt (strict LAVD); others wait for a slice end"},
+	{"no-wake-sync", 0, NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
+	 "ignore synchronous-wakeup hints when placing a wakee"},
+	{"no-slice-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_slice_boost,
+	 "never lengthen the slice of long-running tasks"},
+	{"monitor-sched-samples", 0, "N", SCXK_OPT_U64, &cfg.samples,
+	 "client only: print about N per-task samples per second from a running instance",
+	 .max = 100000, .dfl = "off"},
+	{0},
 };
 
 static const struct scxk_cli cli = {
@@ -95,8 +95,7 @@ static const struct scxk_cli cli = {
 	.opts = opts,
 };
 
-static const char *const mode_names[CADENCE_NR_PM] = { "performance", "balanced",
-							"powersave" };
+static const char *const mode_names[CADENCE_NR_PM] = {"performance", "balanced", "powersave"};
 
 /* ---- compute domains and the CPU preference order ---- */
 
@@ -129,7 +128,7 @@ static int dom_distance(const struct scxk_topo *t, const struct layout *l, int a
 static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
 {
 	struct cadence_cpu_desc *desc;
-	struct layout l = { 0 };
+	struct layout l = {0};
 	unsigned int min_cap = SCXK_CAPACITY_MAX, cap;
 	uint64_t total_cap = 0;
 	int cpu, n = 0, d, i, j;
@@ -137,7 +136,7 @@ static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
 	desc = calloc(t->nr_cpu_ids, sizeof(*desc));
 	if (!desc)
 		return -ENOMEM;
-	scxk_cpumask_for_each(cpu, &t->online) {
+	scxk_cpumask_for_each (cpu, &t->online) {
 		bool big = t->hybrid && t->big[cpu];
 		int core = t->core_id[cpu], rank = 0, sib;
 
@@ -151,14 +150,16 @@ static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
 		skel->rodata->dom_bits[d][cpu / 64] |= 1ULL << (cpu % 64);
 		skel->rodata->dom_nr_cpus[d]++;
 		if (core >= 0)
-			scxk_cpumask_for_each(sib, &t->core_cpus[core])
+			scxk_cpumask_for_each (sib, &t->core_cpus[core])
 				if (sib < cpu)
 					rank++;
 		cap = t->capacity[cpu] ? t->capacity[cpu] : SCXK_CAPACITY_MAX;
-		desc[n++] = (struct cadence_cpu_desc){ .cpu = cpu, .capacity = cap,
-						       .node = t->node_id[cpu],
-						       .llc = t->llc_id[cpu], .core = core,
-						       .smt_rank = rank };
+		desc[n++] = (struct cadence_cpu_desc){.cpu = cpu,
+						      .capacity = cap,
+						      .node = t->node_id[cpu],
+						      .llc = t->llc_id[cpu],
+						      .core = core,
+						      .smt_rank = rank};
 		min_cap = cap < min_cap ? cap : min_cap;
 		total_cap += cap;
 	}
@@ -207,8 +208,7 @@ static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
 	 */
 	skel->rodata->ap_low_cap = min_cap / 2;
 	skel->rodata->ap_high_cap = total_cap * (t->smt ? 25 : 50) / 100;
-	scxk_info("%d CPUs in %d compute domain(s)%s", n, l.nr_doms,
-		  t->hybrid ? ", hybrid" : "");
+	scxk_info("%d CPUs in %d compute domain(s)%s", n, l.nr_doms, t->hybrid ? ", hybrid" : "");
 	return 0;
 }
 
@@ -353,7 +353,7 @@ static int print_sample(void *ctx, void *data, size_t len)
 
 static int monitor_samples(const struct scxk_common_opts *common)
 {
-	struct sample_state st = { .limit = common->monitor_count };
+	struct sample_state st = {.limit = common->monitor_count};
 	struct cadence_sample_ctl ctl;
 	struct ring_buffer *rb = NULL;
 	int rb_fd, ctl_fd, err = 0;
@@ -416,8 +416,7 @@ out:
 
 static int cadence_validate(struct scxk_run *run)
 {
-	int modes = cfg.performance + cfg.balanced + cfg.powersave + cfg.autopilot +
-		    cfg.autopower;
+	int modes = cfg.performance + cfg.balanced + cfg.powersave + cfg.autopilot + cfg.autopower;
 
 	(void)run;
 	if (modes > 1) {
@@ -426,7 +425,8 @@ static int cadence_validate(struct scxk_run *run)
 		return -EINVAL;
 	}
 	if (cfg.slice_min_us > cfg.slice_max_us) {
-		fprintf(stderr, "scx_cadence: --slice-min-us (%llu) exceeds --slice-max-us (%llu)\n",
+		fprintf(stderr,
+			"scx_cadence: --slice-min-us (%llu) exceeds --slice-max-us (%llu)\n",
 			(unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_max_us);
 		return -EINVAL;
 	}
@@ -462,9 +462,10 @@ static int cadence_configure(struct scxk_run *run)
 	} else if (cfg.autopower) {
 		skel->rodata->pm_policy = CADENCE_PMP_AUTOPOWER;
 		cur_profile = scxk_power_profile_read();
-		skel->data->pm_request = cur_profile == SCXK_PROFILE_PERFORMANCE ? CADENCE_PM_PERFORMANCE
-					: cur_profile == SCXK_PROFILE_POWERSAVE ? CADENCE_PM_POWERSAVE
-										: CADENCE_PM_BALANCED;
+		skel->data->pm_request =
+			cur_profile == SCXK_PROFILE_PERFORMANCE ? CADENCE_PM_PERFORMANCE
+			: cur_profile == SCXK_PROFILE_POWERSAVE ? CADENCE_PM_POWERSAVE
+								: CADENCE_PM_BALANCED;
 	} else {
 		skel->rodata->pm_policy = CADENCE_PMP_AUTOPILOT;
 	}
@@ -491,7 +492,8 @@ static int cadence_attached(struct scxk_run *run)
 
 	if (!cfg.no_futex_boost && !o->futex[0]) {
 		o->futex[0] = bpf_program__attach(skel->progs.cadence_futex_enter);
-		o->futex[1] = o->futex[0] ? bpf_program__attach(skel->progs.cadence_futex_exit) : NULL;
+		o->futex[1] =
+			o->futex[0] ? bpf_program__attach(skel->progs.cadence_futex_exit) : NULL;
 		if (!o->futex[0] || !o->futex[1]) {
 			scxk_warn("cannot attach the futex tracepoints (%s); running without the "
 				  "lock-holder boost",
@@ -523,7 +525,7 @@ static int cadence_tick(struct scxk_run *run)
 		  scxk_power_profile_name(p));
 	cur_profile = p;
 	skel->data->pm_request = p == SCXK_PROFILE_PERFORMANCE ? CADENCE_PM_PERFORMANCE
-				: p == SCXK_PROFILE_POWERSAVE  ? CADENCE_PM_POWERSAVE
+				 : p == SCXK_PROFILE_POWERSAVE ? CADENCE_PM_POWERSAVE
 							       : CADENCE_PM_BALANCED;
 	return 0;
 }

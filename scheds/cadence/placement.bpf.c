@@ -61,7 +61,7 @@ static __always_inline s32 pick_idle_in(const struct cpumask *mask)
  * Affinitized tasks ignore compaction: they may have no active CPU at all.
  */
 __hidden s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tctx, s32 prev_cpu,
-			 u64 wake_flags)
+			   u64 wake_flags)
 {
 	const struct cpumask *dact, *idle_smt;
 	u32 d;
@@ -130,7 +130,7 @@ __noinline bool steal(u32 d, bool only_stealees)
 {
 	u32 i, nd, nr = nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS;
 
-	bpf_for(i, 0, nr - 1) {
+	bpf_for (i, 0, nr - 1) {
 		nd = dom_nbr[d & (CADENCE_MAX_DOMS - 1)][i & (CADENCE_MAX_DOMS - 1)] &
 		     (CADENCE_MAX_DOMS - 1);
 		if (only_stealees && !dom_stealee[nd])

@@ -28,21 +28,21 @@
  * the kernel tells us about a wakeup (LAVD's LAVD_LC_WEIGHT_BOOST_* values,
  * which its authors tuned on Steam Deck game traces).
  */
-#define CADENCE_BOOST_WAKEUP 128
-#define CADENCE_BOOST_SYNC 128
-#define CADENCE_BOOST_IRQ 1024	/* woken from interrupt context (idle task) */
-#define CADENCE_BOOST_SOFTIRQ 512 /* woken by ksoftirqd */
-#define CADENCE_BOOST_RT 512	/* woken by an RT or deadline task */
+#define CADENCE_BOOST_WAKEUP  128
+#define CADENCE_BOOST_SYNC    128
+#define CADENCE_BOOST_IRQ     1024 /* woken from interrupt context (idle task) */
+#define CADENCE_BOOST_SOFTIRQ 512  /* woken by ksoftirqd */
+#define CADENCE_BOOST_RT      512  /* woken by an RT or deadline task */
 #define CADENCE_BOOST_KTHREAD 256
-#define CADENCE_BOOST_PINNED 256
-#define CADENCE_BOOST_LOCK 128 /* holds a contended futex */
+#define CADENCE_BOOST_PINNED  256
+#define CADENCE_BOOST_LOCK    128 /* holds a contended futex */
 
 /* Waker -> wakee inheritance: 1/8 of the gap, at most 1/4 of the wakee's own. */
 #define CADENCE_INH_GAP_SHIFT 3
 #define CADENCE_INH_MAX_SHIFT 2
 
 /* Deadline: base runtime every task is charged, plus up to this much awake time. */
-#define CADENCE_DL_BASE_NS (1 * SCXK_NSEC_PER_MSEC)
+#define CADENCE_DL_BASE_NS    (1 * SCXK_NSEC_PER_MSEC)
 #define CADENCE_DL_ACC_MAX_NS (5 * SCXK_NSEC_PER_MSEC)
 /*
  * Service lag bound (weighted ns): a greedy task is penalised in proportion
@@ -56,19 +56,19 @@
  * It is the worst queueing distance between the most and the least
  * critical task when every CPU is busy, and shrinks as tasks pile up.
  */
-#define CADENCE_COMPETE_WINDOW_NS (40 * SCXK_NSEC_PER_MSEC)
+#define CADENCE_COMPETE_WINDOW_NS     (40 * SCXK_NSEC_PER_MSEC)
 #define CADENCE_COMPETE_WINDOW_MIN_NS (1 * SCXK_NSEC_PER_MSEC)
 
 /* The slice base: every runnable task should run once per target latency. */
 #define CADENCE_TARGET_LATENCY_NS (10 * SCXK_NSEC_PER_MSEC)
 /* A boosted slice: the task's usual run plus this margin, at most N x slice_max. */
 #define CADENCE_SLICE_BOOST_MARGIN_NS (500 * SCXK_NSEC_PER_USEC)
-#define CADENCE_SLICE_BOOST_MAX_MULT 8
+#define CADENCE_SLICE_BOOST_MAX_MULT  8
 /* The system counts as saturated above this utilisation (95%, as LAVD). */
 #define CADENCE_SATURATED_UTIL (CADENCE_SCALE * 95 / 100)
 
 /* Compaction: 25% capacity headroom; each CPU counts with half its capacity. */
-#define CADENCE_HEADROOM_PCT 25
+#define CADENCE_HEADROOM_PCT	  25
 #define CADENCE_CPU_CONTRIB_SHIFT 1
 
 /* Frequency: full speed from 85% busy on (schedutil-like headroom). */

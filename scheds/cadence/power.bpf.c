@@ -115,10 +115,10 @@ __noinline int timer_collect(u64 now, u64 interval)
 	__builtin_memset(&acc, 0, sizeof(acc));
 	acc.idle_big = -1;
 	acc.long_little = -1;
-	bpf_for(i, 0, nr)
+	bpf_for (i, 0, nr)
 		collect_cpu(cpu_order[0][SCXK_CPU_IDX(i)], now, interval, &acc);
 	nd = nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS;
-	bpf_for(i, 0, nd)
+	bpf_for (i, 0, nd)
 		acc.nr_queued += scx_bpf_dsq_nr_queued(i);
 	return 0;
 }
@@ -133,7 +133,7 @@ __noinline int set_active(u32 order, u32 nr_active)
 	active = mask_of(MASK_ACTIVE);
 	if (!active)
 		goto out;
-	bpf_for(i, 0, nr_cpus) {
+	bpf_for (i, 0, nr_cpus) {
 		cpu = cpu_order[order & 1][SCXK_CPU_IDX(i)];
 		dact = mask_of(MASK_DOMACT(dom_of(cpu)));
 		if (!dact)
@@ -158,10 +158,10 @@ __noinline u32 compact(u32 mode, u64 required)
 	u32 i, n = nr_cpus;
 
 	if (!no_compaction && mode != CADENCE_PM_PERFORMANCE) {
-		bpf_for(i, 0, nr_cpus) {
-			if (cadence_compact_add(&sum,
-						scxk_cpu_capacity(cpu_order[order & 1][SCXK_CPU_IDX(i)]),
-						required)) {
+		bpf_for (i, 0, nr_cpus) {
+			if (cadence_compact_add(
+				    &sum, scxk_cpu_capacity(cpu_order[order & 1][SCXK_CPU_IDX(i)]),
+				    required)) {
 				n = i + 1;
 				break;
 			}
@@ -182,7 +182,7 @@ __noinline int plan_stealing(void)
 
 	if (nr < 2)
 		return 0;
-	bpf_for(d, 0, nr) {
+	bpf_for (d, 0, nr) {
 		u32 n = dom_nr_cpus[d & (CADENCE_MAX_DOMS - 1)];
 
 		dom_load[d & (CADENCE_MAX_DOMS - 1)] =
@@ -190,7 +190,7 @@ __noinline int plan_stealing(void)
 		sum += dom_load[d & (CADENCE_MAX_DOMS - 1)];
 	}
 	avg = sum / nr;
-	bpf_for(d, 0, nr) {
+	bpf_for (d, 0, nr) {
 		bool s = dom_load[d & (CADENCE_MAX_DOMS - 1)] > CADENCE_SCALE &&
 			 dom_load[d & (CADENCE_MAX_DOMS - 1)] * STEALEE_DEN > avg * STEALEE_NUM;
 
@@ -223,7 +223,8 @@ static int sys_timerfn(void *map, int *key, struct sys_timer *t)
 		if (a->pc_sum)
 			sys.thr_perf_cri = cadence_perf_thresh(
 				a->pc_min, a->pc_sum / a->lc_nr, a->pc_max,
-				a->cap_sum ? a->big_cap * CADENCE_SCALE / a->cap_sum : CADENCE_SCALE);
+				a->cap_sum ? a->big_cap * CADENCE_SCALE / a->cap_sum
+					   : CADENCE_SCALE);
 		avg_svc = max(avg_svc, a->svc_sum / a->lc_nr);
 	}
 	max_lc = sys.max_lat_cri - (sys.max_lat_cri >> LC_MAX_DECAY_SHIFT);
@@ -232,9 +233,8 @@ static int sys_timerfn(void *map, int *key, struct sys_timer *t)
 	sys.thr_lat_cri = cadence_preempt_thresh(sys.max_lat_cri, sys.avg_lat_cri, preempt_shift);
 
 	n = sys.nr_active_cpus ? sys.nr_active_cpus : nr;
-	sys.slice_ns = cadence_slice_smooth(sys.slice_ns, cadence_sys_slice(n, a->nr_queued,
-									   slice_min_ns,
-									   slice_max_ns));
+	sys.slice_ns = cadence_slice_smooth(
+		sys.slice_ns, cadence_sys_slice(n, a->nr_queued, slice_min_ns, slice_max_ns));
 
 	if (pm_policy == CADENCE_PMP_FIXED)
 		mode = pm_fixed;

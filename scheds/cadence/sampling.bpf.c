@@ -20,7 +20,7 @@ struct {
 } cadence_smp_ctl SEC(".maps");
 
 __hidden void emit_sample(struct task_struct *p, struct task_ctx *tctx, struct cpu_ctx *c, s32 cpu,
-			u64 now)
+			  u64 now)
 {
 	struct cadence_sample_ctl *ctl;
 	struct cadence_sample *s;

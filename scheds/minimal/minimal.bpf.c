@@ -159,15 +159,9 @@ void BPF_STRUCT_OPS(minimal_exit, struct scx_exit_info *ei)
 	scxk_uei_record(ei);
 }
 
-SCXK_OPS_DEFINE(minimal_ops,
-		.select_cpu = (void *)minimal_select_cpu,
-		.enqueue = (void *)minimal_enqueue,
-		.dispatch = (void *)minimal_dispatch,
-		.running = (void *)minimal_running,
-		.stopping = (void *)minimal_stopping,
-		.enable = (void *)minimal_enable,
-		.cpu_online = (void *)minimal_cpu_online,
-		.cpu_offline = (void *)minimal_cpu_offline,
-		.init = (void *)minimal_init,
-		.exit = (void *)minimal_exit,
-		.name = "minimal");
+SCXK_OPS_DEFINE(minimal_ops, .select_cpu = (void *)minimal_select_cpu,
+		.enqueue = (void *)minimal_enqueue, .dispatch = (void *)minimal_dispatch,
+		.running = (void *)minimal_running, .stopping = (void *)minimal_stopping,
+		.enable = (void *)minimal_enable, .cpu_online = (void *)minimal_cpu_online,
+		.cpu_offline = (void *)minimal_cpu_offline, .init = (void *)minimal_init,
+		.exit = (void *)minimal_exit, .name = "minimal");

@@ -44,7 +44,8 @@ static struct scxk_opt opts[] = {
 #ifdef SCXK_FAULT_INJECTION
 	{"fault-slice-ns", 0, "NS", SCXK_OPT_U64, &cfg.fault_slice_ns,
 	 "TEST BUILD ONLY: answer every task with this slice, however bogus (libscxuser "
-	 "clamps it)", .min = 1, .dfl = "off"},
+	 "clamps it)",
+	 .min = 1, .dfl = "off"},
 #endif
 	{0},
 };

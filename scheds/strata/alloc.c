@@ -80,7 +80,7 @@ static unsigned int collect_cores(const struct scxk_topo_data *t, struct core *c
 	unsigned int nr = 0, cpu, c;
 
 	for (c = 0; c < t->nr_cores && c < SCXK_MAX_CPUS; c++)
-		cores[c] = (struct core){ .id = c, .first_cpu = ~0u };
+		cores[c] = (struct core){.id = c, .first_cpu = ~0u};
 	for (cpu = 0; cpu < t->nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++) {
 		const struct scxk_cpu_info *ci = &t->cpus[cpu];
 
@@ -183,14 +183,13 @@ static void node_first(const struct core *cores, unsigned int *order, unsigned i
 	memcpy(order, tmp, nr * sizeof(*order));
 }
 
-unsigned int strata_growth_order(const struct scxk_topo_data *t,
-				 const struct strata_alloc_layer *l, unsigned int idx,
-				 unsigned int nr_layers, const uint8_t *prev_owner,
-				 unsigned int *order)
+unsigned int strata_growth_order(const struct scxk_topo_data *t, const struct strata_alloc_layer *l,
+				 unsigned int idx, unsigned int nr_layers,
+				 const uint8_t *prev_owner, unsigned int *order)
 {
 	static struct core cores[SCXK_MAX_CPUS];
 	unsigned int nr_cores = collect_cores(t, cores), nr = 0, i, c;
-	unsigned int per_node[SCXK_MAX_NODES] = { 0 }, home = 0, best = 0;
+	unsigned int per_node[SCXK_MAX_NODES] = {0}, home = 0, best = 0;
 
 	for (c = 0; c < nr_cores; c++)
 		if (core_allowed(l, &cores[c]))
@@ -228,7 +227,7 @@ unsigned int strata_growth_order(const struct scxk_topo_data *t,
 	case STRATA_GROW_ROUND_ROBIN: {
 		/* Interleave LLCs: the k-th core of every LLC before any (k+1)-th. */
 		static unsigned int rr[SCXK_MAX_CPUS], rank[SCXK_MAX_CPUS];
-		unsigned int seen[SCXK_MAX_LLCS] = { 0 };
+		unsigned int seen[SCXK_MAX_LLCS] = {0};
 		unsigned int n = 0, k, maxk = 0;
 
 		for (i = 0; i < nr; i++) {
@@ -276,8 +275,8 @@ unsigned int strata_alloc(const struct scxk_topo_data *t, const struct strata_al
 	static struct core cores[SCXK_MAX_CPUS];
 	static unsigned int order[SCXK_MAX_CPUS];
 	uint8_t prev[SCXK_MAX_CPUS], core_owner[SCXK_MAX_CPUS];
-	unsigned int want[STRATA_MAX_LAYERS] = { 0 }, give[STRATA_MAX_LAYERS] = { 0 };
-	unsigned int got[STRATA_MAX_LAYERS] = { 0 }, minc[STRATA_MAX_LAYERS] = { 0 };
+	unsigned int want[STRATA_MAX_LAYERS] = {0}, give[STRATA_MAX_LAYERS] = {0};
+	unsigned int got[STRATA_MAX_LAYERS] = {0}, minc[STRATA_MAX_LAYERS] = {0};
 	unsigned int nr_cores = collect_cores(t, cores), nr_present = 0, budget = 0, open_cpus = 0;
 	unsigned int i, c, n, cpu;
 	bool any_open = false;

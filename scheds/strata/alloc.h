@@ -64,10 +64,9 @@ unsigned int strata_target_cpus(double util, unsigned int cur, double lo, double
  * @order: receives core ids (dense, as in @t), at most t->nr_cores
  * Return: number of cores in @order (cores outside "nodes"/"llcs" are left out).
  */
-unsigned int strata_growth_order(const struct scxk_topo_data *t,
-				 const struct strata_alloc_layer *l, unsigned int idx,
-				 unsigned int nr_layers, const uint8_t *prev_owner,
-				 unsigned int *order);
+unsigned int strata_growth_order(const struct scxk_topo_data *t, const struct strata_alloc_layer *l,
+				 unsigned int idx, unsigned int nr_layers,
+				 const uint8_t *prev_owner, unsigned int *order);
 
 /**
  * strata_alloc - give whole cores to layers

@@ -27,31 +27,48 @@
 const char *const strata_growth_names[STRATA_NR_GROWTH] = {
 	"Sticky", "Linear", "Reverse", "Topo", "RoundRobin", "BigLittle", "LittleBig",
 };
-const char *const strata_kind_names[3] = { "Confined", "Grouped", "Open" };
-static const char *const placement_names[] = { "Standard", "Sticky", "Floating" };
+const char *const strata_kind_names[3] = {"Confined", "Grouped", "Open"};
+static const char *const placement_names[] = {"Standard", "Sticky", "Floating"};
 
 /* scx_layered growth algorithms this scheduler does not implement. */
 static const char *const unsupported_growth[] = {
-	"Random", "NodeSpread", "NodeSpreadReverse", "NodeSpreadRandom", "CpuSetSpread",
-	"CpuSetSpreadReverse", "CpuSetSpreadRandom", "RandomTopo", "StickyDynamic", NULL,
+	"Random",
+	"NodeSpread",
+	"NodeSpreadReverse",
+	"NodeSpreadRandom",
+	"CpuSetSpread",
+	"CpuSetSpreadReverse",
+	"CpuSetSpreadRandom",
+	"RandomTopo",
+	"StickyDynamic",
+	NULL,
 };
 
 /* scx_layered fields and matchers with no equivalent here: refused by name. */
 static const char *const unsupported_fields[] = {
-	"template", "membw_gb", "util_includes_open_cputime", "member_expire_ms",
-	"util_peak_half_life_ms", "idle_resume_us", "xnuma_threshold", "xnuma_threshold_delta",
-	"prev_over_idle_core", "skip_remote_node", NULL,
+	"template",
+	"membw_gb",
+	"util_includes_open_cputime",
+	"member_expire_ms",
+	"util_peak_half_life_ms",
+	"idle_resume_us",
+	"xnuma_threshold",
+	"xnuma_threshold_delta",
+	"prev_over_idle_core",
+	"skip_remote_node",
+	NULL,
 };
 static const char *const unsupported_matchers[] = {
-	"CgroupRegex", "NSPIDEquals", "NSEquals", "CmdJoin", "UsedGpuTid", "UsedGpuPid",
-	"AvgRuntime", "HintEquals", "SystemCpuUtilBelow", "DsqInsertBelow", "NumaNode", NULL,
+	"CgroupRegex",	      "NSPIDEquals",	"NSEquals",   "CmdJoin",
+	"UsedGpuTid",	      "UsedGpuPid",	"AvgRuntime", "HintEquals",
+	"SystemCpuUtilBelow", "DsqInsertBelow", "NumaNode",   NULL,
 };
 /*
  * Deprecated upstream, or tuning hints of mechanisms this scheduler does
  * not have: accepted with a warning so common layered configs still run.
  */
 static const char *const ignored_fields[] = {
-	"allow_node_aligned", "idle_smt", "xllc_mig_min_us", "disallow_open_after_us",
+	"allow_node_aligned",	     "idle_smt", "xllc_mig_min_us", "disallow_open_after_us",
 	"disallow_preempt_after_us", NULL,
 };
 
@@ -98,14 +115,21 @@ static void warn(struct ctx *c, const char *path, const char *field, const char 
 static const char *type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
 	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
+	case JSON_FALSE:
+		return "a boolean";
+	default:
+		return "null";
 	}
 }
 
@@ -181,7 +205,8 @@ static int get_list(struct ctx *c, const char *path, const json_t *v, unsigned i
 	if (json_array_size(v) > STRATA_MAX_LIST)
 		return fail(c, path, "more than %d entries", STRATA_MAX_LIST);
 	*nr = 0;
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
 		if ((err = get_int(c, sub, e, 0, limit - 1, &iv)))
 			return err;
@@ -190,8 +215,8 @@ static int get_list(struct ctx *c, const char *path, const json_t *v, unsigned i
 	return 0;
 }
 
-static int get_choice(struct ctx *c, const char *path, const json_t *v,
-		      const char *const *names, int nr, int *out)
+static int get_choice(struct ctx *c, const char *path, const json_t *v, const char *const *names,
+		      int nr, int *out)
 {
 	if (!json_is_string(v))
 		return fail(c, path, "expected a string, got %s", type_name(v));
@@ -213,23 +238,23 @@ struct matcher_desc {
 };
 
 static const struct matcher_desc matchers[] = {
-	{ "CgroupPrefix", STRATA_M_CGROUP, STRATA_CG_PREFIX, 's' },
-	{ "CgroupSuffix", STRATA_M_CGROUP, STRATA_CG_SUFFIX, 's' },
-	{ "CgroupContains", STRATA_M_CGROUP, STRATA_CG_CONTAINS, 's' },
-	{ "CommPrefix", STRATA_M_COMM_PREFIX, 0, 'c' },
-	{ "CommPrefixExclude", STRATA_M_COMM_PREFIX_EXCL, 0, 'c' },
-	{ "PcommPrefix", STRATA_M_PCOMM_PREFIX, 0, 'c' },
-	{ "PcommPrefixExclude", STRATA_M_PCOMM_PREFIX_EXCL, 0, 'c' },
-	{ "NiceAbove", STRATA_M_NICE_ABOVE, 0, 'n' },
-	{ "NiceBelow", STRATA_M_NICE_BELOW, 0, 'n' },
-	{ "NiceEquals", STRATA_M_NICE_EQUALS, 0, 'n' },
-	{ "UIDEquals", STRATA_M_UID, 0, 'i' },
-	{ "GIDEquals", STRATA_M_GID, 0, 'i' },
-	{ "PIDEquals", STRATA_M_PID, 0, 'i' },
-	{ "PPIDEquals", STRATA_M_PPID, 0, 'i' },
-	{ "TGIDEquals", STRATA_M_TGID, 0, 'i' },
-	{ "IsGroupLeader", STRATA_M_GROUP_LEADER, 0, 'b' },
-	{ "IsKthread", STRATA_M_KTHREAD, 0, 'b' },
+	{"CgroupPrefix", STRATA_M_CGROUP, STRATA_CG_PREFIX, 's'},
+	{"CgroupSuffix", STRATA_M_CGROUP, STRATA_CG_SUFFIX, 's'},
+	{"CgroupContains", STRATA_M_CGROUP, STRATA_CG_CONTAINS, 's'},
+	{"CommPrefix", STRATA_M_COMM_PREFIX, 0, 'c'},
+	{"CommPrefixExclude", STRATA_M_COMM_PREFIX_EXCL, 0, 'c'},
+	{"PcommPrefix", STRATA_M_PCOMM_PREFIX, 0, 'c'},
+	{"PcommPrefixExclude", STRATA_M_PCOMM_PREFIX_EXCL, 0, 'c'},
+	{"NiceAbove", STRATA_M_NICE_ABOVE, 0, 'n'},
+	{"NiceBelow", STRATA_M_NICE_BELOW, 0, 'n'},
+	{"NiceEquals", STRATA_M_NICE_EQUALS, 0, 'n'},
+	{"UIDEquals", STRATA_M_UID, 0, 'i'},
+	{"GIDEquals", STRATA_M_GID, 0, 'i'},
+	{"PIDEquals", STRATA_M_PID, 0, 'i'},
+	{"PPIDEquals", STRATA_M_PPID, 0, 'i'},
+	{"TGIDEquals", STRATA_M_TGID, 0, 'i'},
+	{"IsGroupLeader", STRATA_M_GROUP_LEADER, 0, 'b'},
+	{"IsKthread", STRATA_M_KTHREAD, 0, 'b'},
 };
 #define NR_MATCHERS (sizeof(matchers) / sizeof(matchers[0]))
 
@@ -244,9 +269,11 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 	int err;
 
 	if (!json_is_object(v) || json_object_size(v) != 1)
-		return fail(c, path, "a matcher is an object with exactly one key, e.g. "
-				     "{\"CommPrefix\": \"foo\"}");
-	json_object_foreach((json_t *)v, key, val) {
+		return fail(c, path,
+			    "a matcher is an object with exactly one key, e.g. "
+			    "{\"CommPrefix\": \"foo\"}");
+	json_object_foreach((json_t *)v, key, val)
+	{
 		for (size_t i = 0; i < NR_MATCHERS; i++)
 			if (!strcmp(matchers[i].name, key))
 				d = &matchers[i];
@@ -267,14 +294,16 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 		if (!json_is_string(val))
 			return fail(c, sub, "expected a string, got %s", type_name(val));
 		if (d->type == 'c' && strlen(json_string_value(val)) >= STRATA_COMM_LEN)
-			return fail(c, sub, "\"%s\" is longer than %d characters, no task name "
-					    "can start with it", json_string_value(val),
-				    STRATA_COMM_LEN - 1);
+			return fail(c, sub,
+				    "\"%s\" is longer than %d characters, no task name "
+				    "can start with it",
+				    json_string_value(val), STRATA_COMM_LEN - 1);
 		if (strlen(json_string_value(val)) >= STRATA_CGRP_STR_LEN)
 			return fail(c, sub, "longer than %d characters", STRATA_CGRP_STR_LEN - 1);
 		if (d->type == 's' && !*json_string_value(val))
-			return fail(c, sub, "empty cgroup pattern matches every task; use an "
-					    "empty AND block [] for a catch-all");
+			return fail(c, sub,
+				    "empty cgroup pattern matches every task; use an "
+				    "empty AND block [] for a catch-all");
 		snprintf(m->str, sizeof(m->str), "%s", json_string_value(val));
 		return 0;
 	case 'n':
@@ -301,12 +330,14 @@ static int parse_matches(struct ctx *c, const char *path, const json_t *v,
 		return fail(c, path, "expected an array of AND blocks (arrays of matchers), got %s",
 			    type_name(v));
 	if (json_array_size(v) == 0)
-		return fail(c, path, "no AND block: the layer could never match; use [[]] for a "
-				     "catch-all");
+		return fail(c, path,
+			    "no AND block: the layer could never match; use [[]] for a "
+			    "catch-all");
 	if (json_array_size(v) > STRATA_MAX_ORS)
-		return fail(c, path, "%zu OR groups, at most %d are supported",
-			    json_array_size(v), STRATA_MAX_ORS);
-	json_array_foreach(v, i, blk) {
+		return fail(c, path, "%zu OR groups, at most %d are supported", json_array_size(v),
+			    STRATA_MAX_ORS);
+	json_array_foreach(v, i, blk)
+	{
 		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
 		if (!json_is_array(blk))
 			return fail(c, sub, "expected an AND block (array of matchers), got %s",
@@ -314,7 +345,8 @@ static int parse_matches(struct ctx *c, const char *path, const json_t *v,
 		if (json_array_size(blk) > STRATA_MAX_ANDS)
 			return fail(c, sub, "%zu matchers, at most %d per AND block",
 				    json_array_size(blk), STRATA_MAX_ANDS);
-		json_array_foreach(blk, j, mv) {
+		json_array_foreach(blk, j, mv)
+		{
 			char msub[STRATA_ERR_LEN + 16];
 
 			snprintf(msub, sizeof(msub), "%s[%zu]", sub, j);
@@ -393,10 +425,12 @@ static int parse_kind_field(struct ctx *c, const char *path, const char *key, co
 	} else if (!strcmp(key, "growth_algo")) {
 		err = get_choice(c, path, v, strata_growth_names, STRATA_NR_GROWTH, &choice);
 		if (err == -ENOENT)
-			return fail(c, path, in_list(unsupported_growth, json_string_value(v))
-						     ? "growth algorithm \"%s\" is not supported by scx_strata"
-						     : "unknown growth algorithm \"%s\"",
-				    json_string_value(v));
+			return fail(
+				c, path,
+				in_list(unsupported_growth, json_string_value(v))
+					? "growth algorithm \"%s\" is not supported by scx_strata"
+					: "unknown growth algorithm \"%s\"",
+				json_string_value(v));
 		if (err)
 			return err;
 		l->growth = (enum strata_growth)choice;
@@ -411,7 +445,8 @@ static int parse_kind_field(struct ctx *c, const char *path, const char *key, co
 	} else if (!strcmp(key, "placement")) {
 		err = get_choice(c, path, v, placement_names, 3, &choice);
 		if (err == -ENOENT)
-			return fail(c, path, "unknown placement \"%s\" (Standard, Sticky, Floating)",
+			return fail(c, path,
+				    "unknown placement \"%s\" (Standard, Sticky, Floating)",
 				    json_string_value(v));
 		if (err)
 			return err;
@@ -430,8 +465,7 @@ static int parse_kind_field(struct ctx *c, const char *path, const char *key, co
 	return 0;
 }
 
-static int parse_kind(struct ctx *c, const char *path, const json_t *v,
-		      struct strata_layer_cfg *l)
+static int parse_kind(struct ctx *c, const char *path, const json_t *v, struct strata_layer_cfg *l)
 {
 	char sub[STRATA_ERR_LEN], fsub[STRATA_ERR_LEN + 64];
 	const char *kname, *key;
@@ -441,7 +475,8 @@ static int parse_kind(struct ctx *c, const char *path, const json_t *v,
 
 	if (!json_is_object(v) || json_object_size(v) != 1)
 		return fail(c, path, "expected {\"Confined\"|\"Grouped\"|\"Open\": {...}}");
-	json_object_foreach((json_t *)v, kname, body) {
+	json_object_foreach((json_t *)v, kname, body)
+	{
 		snprintf(sub, sizeof(sub), "%s.%s", path, kname);
 		for (k = 0; k < 3; k++)
 			if (!strcmp(kname, strata_kind_names[k]))
@@ -450,12 +485,15 @@ static int parse_kind(struct ctx *c, const char *path, const json_t *v,
 			return fail(c, sub, "unknown layer kind (Confined, Grouped, Open)");
 		l->kind = (enum strata_kind)k;
 		if (!json_is_object(body))
-			return fail(c, sub, "expected an object of fields, got %s", type_name(body));
-		json_object_foreach(body, key, fv) {
+			return fail(c, sub, "expected an object of fields, got %s",
+				    type_name(body));
+		json_object_foreach(body, key, fv)
+		{
 			snprintf(fsub, sizeof(fsub), "%s.%s", sub, key);
 			err = parse_kind_field(c, fsub, key, fv, l);
 			if (err == 1)
-				warn(c, sub, key, "accepted and ignored (no equivalent in scx_strata)");
+				warn(c, sub, key,
+				     "accepted and ignored (no equivalent in scx_strata)");
 			else if (err)
 				return err;
 			if (!strcmp(key, "util_range"))
@@ -468,8 +506,9 @@ static int parse_kind(struct ctx *c, const char *path, const json_t *v,
 	if (l->has_cpus_range && l->has_cpus_frac)
 		return fail(c, sub, "cpus_range and cpus_range_frac conflict: give one of them");
 	if (l->preempt_first && !l->preempt)
-		return fail(c, sub, "preempt_first conflicts with preempt=false: it only "
-				    "orders preemption");
+		return fail(c, sub,
+			    "preempt_first conflicts with preempt=false: it only "
+			    "orders preemption");
 	return 0;
 }
 
@@ -480,8 +519,7 @@ static void layer_defaults(struct strata_layer_cfg *l)
 	l->growth = STRATA_GROW_STICKY;
 }
 
-static int parse_layer(struct ctx *c, const char *path, const json_t *v,
-		       struct strata_layer_cfg *l)
+static int parse_layer(struct ctx *c, const char *path, const json_t *v, struct strata_layer_cfg *l)
 {
 	char sub[STRATA_ERR_LEN];
 	const char *key;
@@ -491,14 +529,16 @@ static int parse_layer(struct ctx *c, const char *path, const json_t *v,
 	if (!json_is_object(v))
 		return fail(c, path, "expected a layer object, got %s", type_name(v));
 	layer_defaults(l);
-	json_object_foreach((json_t *)v, key, fv) {
+	json_object_foreach((json_t *)v, key, fv)
+	{
 		snprintf(sub, sizeof(sub), "%s.%s", path, key);
 		if (strcmp(key, "name") && strcmp(key, "comment") && strcmp(key, "matches") &&
 		    strcmp(key, "kind"))
-			return fail(c, sub, in_list(unsupported_fields, key)
-						    ? "field not supported by scx_strata"
-						    : "unknown field (a layer has name, comment, "
-						      "matches, kind)");
+			return fail(c, sub,
+				    in_list(unsupported_fields, key)
+					    ? "field not supported by scx_strata"
+					    : "unknown field (a layer has name, comment, "
+					      "matches, kind)");
 	}
 	fv = json_object_get(v, "name");
 	snprintf(sub, sizeof(sub), "%s.name", path);
@@ -510,8 +550,9 @@ static int parse_layer(struct ctx *c, const char *path, const json_t *v,
 		return fail(c, sub, "a name has 1 to %d characters", STRATA_NAME_LEN - 1);
 	for (const char *s = json_string_value(fv); *s; s++)
 		if (*s <= ' ' || *s == '"' || *s == '\\' || *s == 0x7f)
-			return fail(c, sub, "a name may not contain spaces, quotes or control "
-					    "characters");
+			return fail(c, sub,
+				    "a name may not contain spaces, quotes or control "
+				    "characters");
 	snprintf(l->name, sizeof(l->name), "%s", json_string_value(fv));
 	if ((fv = json_object_get(v, "comment"))) {
 		snprintf(sub, sizeof(sub), "%s.comment", path);
@@ -539,7 +580,7 @@ static int parse_layer(struct ctx *c, const char *path, const json_t *v,
 static int add_json(struct strata_config *cfg, const char *text, const char *source,
 		    bool quote_text, char *err, size_t errlen)
 {
-	struct ctx c = { cfg, source, err, errlen };
+	struct ctx c = {cfg, source, err, errlen};
 	json_error_t jerr;
 	char path[64];
 	json_t *root, *lv;
@@ -566,7 +607,8 @@ static int add_json(struct strata_config *cfg, const char *text, const char *sou
 		ret = fail(&c, "$", "no layers");
 		goto out;
 	}
-	json_array_foreach(root, i, lv) {
+	json_array_foreach(root, i, lv)
+	{
 		snprintf(path, sizeof(path), "$[%zu]", i);
 		if (cfg->nr_layers >= STRATA_MAX_LAYERS) {
 			ret = fail(&c, path, "more than %d layers", STRATA_MAX_LAYERS);
@@ -656,16 +698,19 @@ int strata_config_finish(struct strata_config *cfg, char *err, size_t errlen)
 	const struct strata_layer_cfg *l;
 
 	if (!cfg->nr_layers) {
-		snprintf(err, errlen, "no layer config: give a spec (inline JSON or f:PATH), or "
-				      "--run-example");
+		snprintf(err, errlen,
+			 "no layer config: give a spec (inline JSON or f:PATH), or "
+			 "--run-example");
 		return -EINVAL;
 	}
 	for (i = 0; i < cfg->nr_layers; i++) {
 		l = &cfg->layers[i];
 		if (i + 1 < cfg->nr_layers && strata_layer_matches_all(l)) {
-			snprintf(err, errlen, "layer \"%s\" (#%u) matches every task, so the "
-					      "layers after it could never match; only the last "
-					      "layer may be a catch-all", l->name, i);
+			snprintf(err, errlen,
+				 "layer \"%s\" (#%u) matches every task, so the "
+				 "layers after it could never match; only the last "
+				 "layer may be a catch-all",
+				 l->name, i);
 			return -EINVAL;
 		}
 		for (o = 0; o < l->nr_ors; o++)
@@ -674,8 +719,10 @@ int strata_config_finish(struct strata_config *cfg, char *err, size_t errlen)
 	}
 	l = &cfg->layers[cfg->nr_layers - 1];
 	if (!strata_layer_matches_all(l)) {
-		snprintf(err, errlen, "the last layer \"%s\" must be a catch-all (\"matches\": "
-				      "[[]]) so that every task has a layer", l->name);
+		snprintf(err, errlen,
+			 "the last layer \"%s\" must be a catch-all (\"matches\": "
+			 "[[]]) so that every task has a layer",
+			 l->name);
 		return -EINVAL;
 	}
 	if (nr_cg > STRATA_MAX_CGRP_MATCHERS) {
@@ -751,15 +798,14 @@ json_t *strata_config_to_json(const struct strata_config *cfg)
 				json_array_append_new(blk, matcher_json(&l->m[o][a]));
 			json_array_append_new(matches, blk);
 		}
-		body = json_pack("{s:I,s:f,s:I,s:b,s:b,s:b,s:b,s:i,s:s,s:i,s:o,s:o,s:s}",
-				 "min_exec_us", (json_int_t)l->min_exec_us, "yield_ignore",
-				 l->yield_ignore, "slice_us", (json_int_t)l->slice_us, "fifo",
-				 l->fifo, "preempt", l->preempt, "preempt_first", l->preempt_first,
-				 "exclusive", l->exclusive, "weight", l->weight, "growth_algo",
-				 strata_growth_names[l->growth], "perf", l->perf, "nodes",
-				 uint_list(l->nodes, l->nr_nodes), "llcs",
-				 uint_list(l->llcs, l->nr_llcs), "placement",
-				 placement_names[l->placement]);
+		body = json_pack(
+			"{s:I,s:f,s:I,s:b,s:b,s:b,s:b,s:i,s:s,s:i,s:o,s:o,s:s}", "min_exec_us",
+			(json_int_t)l->min_exec_us, "yield_ignore", l->yield_ignore, "slice_us",
+			(json_int_t)l->slice_us, "fifo", l->fifo, "preempt", l->preempt,
+			"preempt_first", l->preempt_first, "exclusive", l->exclusive, "weight",
+			l->weight, "growth_algo", strata_growth_names[l->growth], "perf", l->perf,
+			"nodes", uint_list(l->nodes, l->nr_nodes), "llcs",
+			uint_list(l->llcs, l->nr_llcs), "placement", placement_names[l->placement]);
 		if (l->kind != STRATA_OPEN) {
 			json_object_set_new(body, "util_range",
 					    json_pack("[f,f]", l->util_lo, l->util_hi));
@@ -767,10 +813,10 @@ json_t *strata_config_to_json(const struct strata_config *cfg)
 				json_object_set_new(body, "cpus_range_frac",
 						    json_pack("[f,f]", l->frac_lo, l->frac_hi));
 			else
-				json_object_set_new(body, "cpus_range",
-						    json_pack("[i,i]", l->cpus_min,
-							      l->has_cpus_range ? l->cpus_max
-										: SCXK_MAX_CPUS));
+				json_object_set_new(
+					body, "cpus_range",
+					json_pack("[i,i]", l->cpus_min,
+						  l->has_cpus_range ? l->cpus_max : SCXK_MAX_CPUS));
 			json_object_set_new(body, "protected", json_boolean(l->protect));
 		}
 		if (l->kind == STRATA_GROUPED)
@@ -802,13 +848,15 @@ const char strata_example_config[] =
 	"    \"comment\": \"latency-sensitive tasks of the workload: preempt the other layers, "
 	"keep SMT siblings idle\",\n"
 	"    \"matches\": [[{\"CgroupPrefix\": \"workload.slice/\"}, {\"NiceBelow\": 0}]],\n"
-	"    \"kind\": {\"Open\": {\"min_exec_us\": 100, \"yield_ignore\": 0.25, \"preempt\": true, "
+	"    \"kind\": {\"Open\": {\"min_exec_us\": 100, \"yield_ignore\": 0.25, \"preempt\": "
+	"true, "
 	"\"preempt_first\": false, \"exclusive\": true, \"slice_us\": 5000}}\n"
 	"  },\n"
 	"  {\n"
 	"    \"name\": \"stress-ng\",\n"
 	"    \"comment\": \"a known CPU hog kept on its own CPUs\",\n"
-	"    \"matches\": [[{\"CommPrefix\": \"stress-ng\"}], [{\"PcommPrefix\": \"stress-ng\"}]],\n"
+	"    \"matches\": [[{\"CommPrefix\": \"stress-ng\"}], [{\"PcommPrefix\": "
+	"\"stress-ng\"}]],\n"
 	"    \"kind\": {\"Confined\": {\"util_range\": [0.2, 0.8], \"cpus_range\": [1, 2], "
 	"\"growth_algo\": \"Reverse\", \"weight\": 50}}\n"
 	"  },\n"

@@ -16,10 +16,10 @@
 
 #include "intf.h"
 
-#define STRATA_NAME_LEN 64
+#define STRATA_NAME_LEN	    64
 #define STRATA_CGRP_STR_LEN 256
-#define STRATA_ERR_LEN 512
-#define STRATA_MAX_LIST 16 /* entries of "nodes" / "llcs" */
+#define STRATA_ERR_LEN	    512
+#define STRATA_MAX_LIST	    16 /* entries of "nodes" / "llcs" */
 
 enum strata_growth {
 	STRATA_GROW_STICKY,

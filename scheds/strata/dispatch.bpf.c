@@ -26,7 +26,7 @@ __hidden bool consume_layer(u32 l, u32 llc)
 
 	if (consume(STRATA_DSQ_LAYER(l, llc), l, llc))
 		return true;
-	bpf_for(i, 0, nr) {
+	bpf_for (i, 0, nr) {
 		if (i != llc && consume(STRATA_DSQ_LAYER(l, i), l, i))
 			return true;
 	}
@@ -43,7 +43,7 @@ __hidden bool consume_shared(u32 llc, u32 skip)
 	u64 best_v = ~0ULL;
 	bool best_pre = false;
 
-	bpf_for(i, 0, n) {
+	bpf_for (i, 0, n) {
 		bool pre = layers[LAYER_IDX(i)].preempt;
 		u64 v = layer_lvtime[LAYER_IDX(i)];
 
@@ -60,7 +60,7 @@ __hidden bool consume_shared(u32 llc, u32 skip)
 	if (best < STRATA_MAX_LAYERS && consume(STRATA_DSQ_LAYER(best, llc), best, llc))
 		return true;
 	/* Nothing here: other LLCs' queues rather than idling. */
-	bpf_for(i, 0, n) {
+	bpf_for (i, 0, n) {
 		if (i == skip || eff_kind(i) == STRATA_CONFINED)
 			continue;
 		if (consume_layer(i, llc))
@@ -77,7 +77,7 @@ __hidden bool antistall_consume(u32 llc)
 
 	if (!antistall_ns)
 		return false;
-	bpf_for(i, 0, n) {
+	bpf_for (i, 0, n) {
 		if (strata_waited_longer(*since_slot(i, llc), now, antistall_ns) &&
 		    consume(STRATA_DSQ_LAYER(i, llc), i, llc)) {
 			scxk_stat_inc(STRATA_STAT_ANTISTALL);

@@ -13,19 +13,19 @@
 #include <scxkit/types.h>
 
 /* Upstream scx_layered's limit (MAX_LAYERS); a power of two so BPF can mask. */
-#define STRATA_MAX_LAYERS 16
-#define STRATA_MAX_ORS 8     /* OR groups per layer */
-#define STRATA_MAX_ANDS 8    /* matchers per AND block */
-#define STRATA_COMM_LEN 16   /* TASK_COMM_LEN */
+#define STRATA_MAX_LAYERS	 16
+#define STRATA_MAX_ORS		 8  /* OR groups per layer */
+#define STRATA_MAX_ANDS		 8  /* matchers per AND block */
+#define STRATA_COMM_LEN		 16 /* TASK_COMM_LEN */
 #define STRATA_MAX_CGRP_MATCHERS 64 /* one bit each in the cgroup map */
-#define STRATA_MAX_CGROUPS 16384
+#define STRATA_MAX_CGROUPS	 16384
 
 /* Owner of a CPU that no Confined/Grouped layer holds: Open layers run there. */
 #define STRATA_OWNER_OPEN 0xff
 
 /* DSQ ids: one per (layer, LLC), then one fallback per LLC. */
-#define STRATA_DSQ_LAYER(layer, llc) ((u64)(layer) * SCXK_MAX_LLCS + (llc))
-#define STRATA_DSQ_FB(llc) ((u64)STRATA_MAX_LAYERS * SCXK_MAX_LLCS + (llc))
+#define STRATA_DSQ_LAYER(layer, llc) ((u64)(layer)*SCXK_MAX_LLCS + (llc))
+#define STRATA_DSQ_FB(llc)	     ((u64)STRATA_MAX_LAYERS * SCXK_MAX_LLCS + (llc))
 
 enum strata_kind {
 	STRATA_CONFINED,
@@ -35,15 +35,15 @@ enum strata_kind {
 
 enum strata_placement {
 	STRATA_PLACE_STANDARD,
-	STRATA_PLACE_STICKY,  /* always stay on prev_cpu in select_cpu */
+	STRATA_PLACE_STICKY,   /* always stay on prev_cpu in select_cpu */
 	STRATA_PLACE_FLOATING, /* no preference for prev_cpu's LLC */
 };
 
 enum strata_match_kind {
-	STRATA_M_CGROUP,	   /* cgroup path matcher: bit cg_bit of the cgroup's map entry */
+	STRATA_M_CGROUP, /* cgroup path matcher: bit cg_bit of the cgroup's map entry */
 	STRATA_M_COMM_PREFIX,
 	STRATA_M_COMM_PREFIX_EXCL,
-	STRATA_M_PCOMM_PREFIX,	   /* thread-group leader's comm */
+	STRATA_M_PCOMM_PREFIX, /* thread-group leader's comm */
 	STRATA_M_PCOMM_PREFIX_EXCL,
 	STRATA_M_NICE_ABOVE,
 	STRATA_M_NICE_BELOW,
@@ -53,8 +53,8 @@ enum strata_match_kind {
 	STRATA_M_PID,
 	STRATA_M_PPID,
 	STRATA_M_TGID,
-	STRATA_M_GROUP_LEADER,	   /* val: 1 = must be leader, 0 = must not */
-	STRATA_M_KTHREAD,	   /* val: 1 = must be a kthread, 0 = must not */
+	STRATA_M_GROUP_LEADER, /* val: 1 = must be leader, 0 = must not */
+	STRATA_M_KTHREAD,      /* val: 1 = must be a kthread, 0 = must not */
 	STRATA_NR_MATCH_KINDS,
 };
 
@@ -67,7 +67,7 @@ enum strata_match_kind {
 #define STRATA_MAX_FLAT (STRATA_MAX_LAYERS * STRATA_MAX_ORS * STRATA_MAX_ANDS)
 
 struct strata_match {
-	u8 kind;      /* enum strata_match_kind or STRATA_M_ALWAYS */
+	u8 kind; /* enum strata_match_kind or STRATA_M_ALWAYS */
 	u8 layer;
 	u8 end_block; /* last matcher of its AND block */
 	u8 cg_bit;

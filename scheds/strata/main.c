@@ -30,8 +30,8 @@
 #include "intf.h"
 #include "strata.skel.h"
 
-#define MAX_SPECS 32
-#define CGROUP_ROOT "/sys/fs/cgroup"
+#define MAX_SPECS	 32
+#define CGROUP_ROOT	 "/sys/fs/cgroup"
 #define CGROUP_MAX_DEPTH 32
 
 static struct {
@@ -69,27 +69,27 @@ static int add_spec(const char *arg)
 }
 
 static struct scxk_opt opts[] = {
-	{ "slice-us", 's', "US", SCXK_OPT_U64, &opt.slice_us,
-	  "default time slice of layers without slice_us", .min = 100, .max = 1000000 },
-	{ "interval", 'i', "SECONDS", SCXK_OPT_DOUBLE, &opt.interval,
-	  "layer sizing interval (0.01 to 10)", .max = 10 },
-	{ "example", 'e', "FILE", SCXK_OPT_STRING, &opt.example_path,
-	  "write the documented example config to FILE and exit", .dfl = "none" },
-	{ "run-example", 0, NULL, SCXK_OPT_FLAG, &opt.run_example,
-	  "run with the built-in example config" },
-	{ "print-and-exit", 0, NULL, SCXK_OPT_FLAG, &opt.print_and_exit,
-	  "print the expanded config (every default filled in) and exit" },
-	{ "lo-fb-wait-us", 0, "US", SCXK_OPT_U64, &opt.lo_fb_wait_us,
-	  "fallback queue wait after which it is served first", .max = 10000000 },
-	{ "lo-fb-share", 0, "FRAC", SCXK_OPT_DOUBLE, &opt.lo_fb_share,
-	  "CPU share guaranteed to the fallback queue (0 to 1)", .max = 1 },
-	{ "disable-antistall", 0, NULL, SCXK_OPT_FLAG, &opt.disable_antistall,
-	  "never serve a long-waiting queue out of turn" },
-	{ "antistall-sec", 0, "SECONDS", SCXK_OPT_U64, &opt.antistall_sec,
-	  "queue wait after which any CPU of its LLC serves it first", .min = 1, .max = 3600 },
-	{ "disable-topology", 't', NULL, SCXK_OPT_FLAG, &opt.disable_topology,
-	  "ignore the layers' nodes and llcs restrictions" },
-	{ 0 },
+	{"slice-us", 's', "US", SCXK_OPT_U64, &opt.slice_us,
+	 "default time slice of layers without slice_us", .min = 100, .max = 1000000},
+	{"interval", 'i', "SECONDS", SCXK_OPT_DOUBLE, &opt.interval,
+	 "layer sizing interval (0.01 to 10)", .max = 10},
+	{"example", 'e', "FILE", SCXK_OPT_STRING, &opt.example_path,
+	 "write the documented example config to FILE and exit", .dfl = "none"},
+	{"run-example", 0, NULL, SCXK_OPT_FLAG, &opt.run_example,
+	 "run with the built-in example config"},
+	{"print-and-exit", 0, NULL, SCXK_OPT_FLAG, &opt.print_and_exit,
+	 "print the expanded config (every default filled in) and exit"},
+	{"lo-fb-wait-us", 0, "US", SCXK_OPT_U64, &opt.lo_fb_wait_us,
+	 "fallback queue wait after which it is served first", .max = 10000000},
+	{"lo-fb-share", 0, "FRAC", SCXK_OPT_DOUBLE, &opt.lo_fb_share,
+	 "CPU share guaranteed to the fallback queue (0 to 1)", .max = 1},
+	{"disable-antistall", 0, NULL, SCXK_OPT_FLAG, &opt.disable_antistall,
+	 "never serve a long-waiting queue out of turn"},
+	{"antistall-sec", 0, "SECONDS", SCXK_OPT_U64, &opt.antistall_sec,
+	 "queue wait after which any CPU of its LLC serves it first", .min = 1, .max = 3600},
+	{"disable-topology", 't', NULL, SCXK_OPT_FLAG, &opt.disable_topology,
+	 "ignore the layers' nodes and llcs restrictions"},
+	{0},
 };
 
 static const struct scxk_cli cli = {
@@ -99,7 +99,8 @@ static const struct scxk_cli cli = {
 		"  scx_strata f:/etc/scx/layers.json     layers from a file (\"file:\" works too)\n"
 		"  scx_strata '[{\"name\":\"all\",\"matches\":[[]],\"kind\":{\"Open\":{}}}]'\n"
 		"  scx_strata -e layers.json             write the documented example and exit\n"
-		"  scx_strata --run-example --stats 1    run the example, print stats every second\n"
+		"  scx_strata --run-example --stats 1    run the example, print stats every "
+		"second\n"
 		"  scx_strata f:layers.json --print-and-exit   check a config, show its defaults\n",
 	.opts = opts,
 	.positional = add_spec,
@@ -130,7 +131,7 @@ static struct {
 	struct strata_match_cfg *cg_match[STRATA_MAX_CGRP_MATCHERS];
 	uint64_t cg_scans;
 	unsigned int nr_cgroups;
-} st = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} st = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- config: parsed before anything touches the kernel ---- */
 
@@ -207,7 +208,8 @@ static int fill_matchers(struct scx_strata *skel)
 			unsigned int nr_ands = lc->nr_ands[o] ? lc->nr_ands[o] : 1;
 
 			for (a = 0; a < nr_ands; a++) {
-				struct strata_match *m = (struct strata_match *)&skel->rodata->flat[n++];
+				struct strata_match *m =
+					(struct strata_match *)&skel->rodata->flat[n++];
 
 				m->layer = (u8)l;
 				m->end_block = a + 1 == nr_ands;
@@ -255,7 +257,7 @@ static void layer_alloc_input(unsigned int nr_cpus)
 /* Publish st.owner to BPF; caller holds st.lock. */
 static void publish(struct scx_strata *skel, const struct scxk_topo_data *t)
 {
-	unsigned int counts[STRATA_MAX_LAYERS] = { 0 }, l, cpu;
+	unsigned int counts[STRATA_MAX_LAYERS] = {0}, l, cpu;
 	bool changed = false;
 
 	for (cpu = 0; cpu < SCXK_MAX_CPUS; cpu++) {
@@ -267,14 +269,15 @@ static void publish(struct scx_strata *skel, const struct scxk_topo_data *t)
 		}
 	}
 	for (l = 0; l < STRATA_MAX_LAYERS; l++) {
-		struct scxk_cpumask m = { 0 };
+		struct scxk_cpumask m = {0};
 
 		skel->bss->layer_nr_cpus[l] = counts[l];
 		st.layers[l].nr_cpus = counts[l];
 		for (cpu = 0; cpu < t->nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++)
 			if (st.owner[cpu] == l)
 				scxk_cpumask_set(&m, (int)cpu);
-		if (scxk_cpumask_format_list(&m, st.layers[l].cpu_list, sizeof(st.layers[l].cpu_list)) < 0)
+		if (scxk_cpumask_format_list(&m, st.layers[l].cpu_list,
+					     sizeof(st.layers[l].cpu_list)) < 0)
 			snprintf(st.layers[l].cpu_list, sizeof(st.layers[l].cpu_list), "?");
 	}
 	skel->bss->fully_allocated = st.open_cpus == 0;
@@ -288,7 +291,7 @@ static int strata_configure(struct scxk_run *run)
 {
 	struct scx_strata *skel = run->skel;
 	const struct scxk_topo_data *t = &topo;
-	unsigned int l, cpu, nr = 0, target[STRATA_MAX_LAYERS] = { 0 };
+	unsigned int l, cpu, nr = 0, target[STRATA_MAX_LAYERS] = {0};
 	struct bpf_map *tmap = bpf_object__find_map_by_name(run->obj, ".data.scxk_topo");
 	const void *tdata;
 	size_t tsize = 0;
@@ -422,7 +425,8 @@ static int scan_dir(int map_fd, const char *dir, const char *rel, int depth, boo
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		if (snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub) ||
-		    snprintf(subrel, sizeof(subrel), "%s%s/", rel, de->d_name) >= (int)sizeof(subrel))
+		    snprintf(subrel, sizeof(subrel), "%s%s/", rel, de->d_name) >=
+			    (int)sizeof(subrel))
 			continue;
 		scan_dir(map_fd, sub, subrel, depth + 1, changed);
 	}
@@ -485,7 +489,7 @@ static int strata_tick(struct scxk_run *run)
 	const struct scxk_topo_data *t = &topo;
 	struct strata_lstats sum[STRATA_MAX_LAYERS];
 	uint64_t ctr[SCXK_MAX_COUNTERS];
-	unsigned int target[STRATA_MAX_LAYERS] = { 0 }, l;
+	unsigned int target[STRATA_MAX_LAYERS] = {0}, l;
 	struct timespec now;
 	double dt;
 	int err;
@@ -514,9 +518,9 @@ static int strata_tick(struct scxk_run *run)
 		ls->prev_runtime = rt;
 		ls->nr_tasks = skel->bss->layer_nr_tasks[l];
 		if (lc->kind != STRATA_OPEN)
-			target[l] = strata_target_cpus(ls->util, ls->nr_cpus, lc->util_lo,
-						       lc->util_hi, ls->min_cpus, ls->max_cpus,
-						       ls->nr_tasks > 0);
+			target[l] =
+				strata_target_cpus(ls->util, ls->nr_cpus, lc->util_lo, lc->util_hi,
+						   ls->min_cpus, ls->max_cpus, ls->nr_tasks > 0);
 		ls->target = target[l];
 	}
 	st.fb_util = ctr[STRATA_STAT_FB_RUNTIME] >= st.prev_fb_runtime

@@ -108,7 +108,7 @@ static u32 match_layer(struct task_struct *p, u64 cgid)
 	ti.leader = p->pid == p->tgid;
 	ti.kthread = p->flags & PF_KTHREAD;
 
-	bpf_for(i, 0, nr_flat) {
+	bpf_for (i, 0, nr_flat) {
 		const volatile struct strata_match *m = &flat[i & (STRATA_MAX_FLAT - 1)];
 
 		if (ok && !eval(m, &ti))

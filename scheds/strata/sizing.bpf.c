@@ -16,13 +16,13 @@ __hidden void refresh_masks(void)
 
 	if (gen == old || __sync_val_compare_and_swap(&applied_gen, old, gen) != old)
 		return;
-	bpf_for(i, 0, NR_MASKS) {
+	bpf_for (i, 0, NR_MASKS) {
 		struct bpf_cpumask *m;
 
 		bpf_rcu_read_lock();
 		m = scxk_mask_slot_get(&masks, i);
 		if (m) {
-			bpf_for(cpu, 0, nr) {
+			bpf_for (cpu, 0, nr) {
 				u8 own = cpu_owner[SCXK_CPU_IDX(cpu)];
 				bool set;
 

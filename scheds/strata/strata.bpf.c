@@ -37,17 +37,17 @@ const volatile struct strata_match flat[STRATA_MAX_FLAT];
 const volatile u32 nr_layers = 1;
 const volatile u32 nr_flat;
 const volatile u32 nr_online_cpus = 1;
-const volatile u64 slice_ns = 20 * SCXK_NSEC_PER_MSEC;	     /* --slice-us */
+const volatile u64 slice_ns = 20 * SCXK_NSEC_PER_MSEC;	    /* --slice-us */
 const volatile u64 lo_fb_wait_ns = 10 * SCXK_NSEC_PER_MSEC; /* --lo-fb-wait-us */
-const volatile u64 antistall_ns = 3 * SCXK_NSEC_PER_SEC;     /* --antistall-sec, 0 = off */
+const volatile u64 antistall_ns = 3 * SCXK_NSEC_PER_SEC;    /* --antistall-sec, 0 = off */
 
 /* ---- pushed by the loader every interval (.bss is mmaped) ---- */
-u8 cpu_owner[SCXK_MAX_CPUS];		/* layer index or STRATA_OWNER_OPEN */
+u8 cpu_owner[SCXK_MAX_CPUS]; /* layer index or STRATA_OWNER_OPEN */
 u32 layer_nr_cpus[STRATA_MAX_LAYERS];
-u64 alloc_gen;				/* bumped after cpu_owner changes */
-u32 fb_boost;				/* fallback below its share: serve it first */
-u32 fully_allocated;			/* no CPU left unowned (idle_confined) */
-u32 cg_gen;				/* bumped after the cgroup map changes */
+u64 alloc_gen;	     /* bumped after cpu_owner changes */
+u32 fb_boost;	     /* fallback below its share: serve it first */
+u32 fully_allocated; /* no CPU left unowned (idle_confined) */
+u32 cg_gen;	     /* bumped after the cgroup map changes */
 
 /* ---- read by the loader ---- */
 s64 layer_nr_tasks[STRATA_MAX_LAYERS];
@@ -58,9 +58,9 @@ s64 layer_nr_tasks[STRATA_MAX_LAYERS];
 #define PREEMPT_SCAN_MAX 64
 
 /* ---- state ---- */
-u64 applied_gen;			    /* the alloc_gen the masks show */
-static u64 layer_vtime[STRATA_MAX_LAYERS];  /* per-layer task vtime "now" */
-u64 layer_lvtime[STRATA_MAX_LAYERS];	    /* layer-level fairness between layers */
+u64 applied_gen;			   /* the alloc_gen the masks show */
+static u64 layer_vtime[STRATA_MAX_LAYERS]; /* per-layer task vtime "now" */
+u64 layer_lvtime[STRATA_MAX_LAYERS];	   /* layer-level fairness between layers */
 /* When each DSQ became non-empty or was last served (0 = empty): antistall. */
 u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 
@@ -72,8 +72,7 @@ static bool custom_affinity(const struct task_struct *p)
 
 /* ---- placement ---- */
 
-static s32 pick_idle(struct task_struct *p, s32 prev_cpu, const struct cpumask *dom,
-		     bool core_only)
+static s32 pick_idle(struct task_struct *p, s32 prev_cpu, const struct cpumask *dom, bool core_only)
 {
 	s32 cpu;
 
@@ -114,7 +113,8 @@ static s32 pick_layer_cpu(struct task_struct *p, u32 l, s32 prev_cpu, bool *spil
 		return -EBUSY;
 	}
 	if (kind != STRATA_OPEN) {
-		if ((cpu = pick_idle(p, prev_cpu, mask_of(l), excl)) >= 0 || kind == STRATA_CONFINED)
+		if ((cpu = pick_idle(p, prev_cpu, mask_of(l), excl)) >= 0 ||
+		    kind == STRATA_CONFINED)
 			return cpu;
 		if (ly->idle_confined && !fully_allocated)
 			return -EBUSY;
@@ -166,7 +166,7 @@ static bool try_preempt(struct task_struct *p, u32 l, s32 prev_cpu, u64 enq_flag
 
 	if (!dom || !nr)
 		return false;
-	bpf_for(i, 0, PREEMPT_SCAN_MAX) {
+	bpf_for (i, 0, PREEMPT_SCAN_MAX) {
 		if (i >= nr)
 			break;
 		cpu = ((u32)prev_cpu + i) % nr;
@@ -247,13 +247,15 @@ void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
 	tctx->enq_at = scxk_now();
 
 	/* Not placed by select_cpu (new, preempted, re-queued): look for an idle CPU now. */
-	if (!(enq_flags & SCX_ENQ_CPU_SELECTED) && (cpu = pick_layer_cpu(p, l, prev_cpu, &spilled)) >= 0) {
+	if (!(enq_flags & SCX_ENQ_CPU_SELECTED) &&
+	    (cpu = pick_layer_cpu(p, l, prev_cpu, &spilled)) >= 0) {
 		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, layer_slice(l), enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		lstat_add(l, spilled ? STRATA_LS_SPILL : STRATA_LS_ENQ_LOCAL, 1);
 		return;
 	}
-	if (layers[LAYER_IDX(l)].preempt && (enq_flags & SCX_ENQ_WAKEUP) && try_preempt(p, l, prev_cpu, enq_flags))
+	if (layers[LAYER_IDX(l)].preempt && (enq_flags & SCX_ENQ_WAKEUP) &&
+	    try_preempt(p, l, prev_cpu, enq_flags))
 		return;
 
 	llc = queue_llc(l, prev_cpu);
@@ -261,8 +263,8 @@ void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
 	vtime = strata_vtime_clamp(p->scx.dsq_vtime, layer_vtime[LAYER_IDX(l)], layer_slice(l),
 				   STRATA_MAX_AHEAD_SLICES * layer_slice(l));
 	p->scx.dsq_vtime = vtime;
-	queue_on(p, l, llc, STRATA_DSQ_LAYER(l, llc), layer_slice(l), vtime, layers[LAYER_IDX(l)].fifo,
-		 enq_flags);
+	queue_on(p, l, llc, STRATA_DSQ_LAYER(l, llc), layer_slice(l), vtime,
+		 layers[LAYER_IDX(l)].fifo, enq_flags);
 	lstat_add(l, STRATA_LS_ENQ_DSQ, 1);
 	kick_for_layer(l);
 }
@@ -473,14 +475,14 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(strata_init)
 
 	if ((err = scxk_topo_init()))
 		return err;
-	bpf_for(i, 0, NR_MASKS) {
+	bpf_for (i, 0, NR_MASKS) {
 		if ((err = scxk_mask_slot_new(&masks, i, NULL)))
 			return err;
 	}
-	bpf_for(llc, 0, nr_llcs) {
+	bpf_for (llc, 0, nr_llcs) {
 		s32 node = -1;
 
-		bpf_for(i, 0, n) {
+		bpf_for (i, 0, n) {
 			if ((err = scx_bpf_create_dsq(STRATA_DSQ_LAYER(i, llc), node)))
 				return err;
 		}
@@ -497,20 +499,12 @@ void BPF_STRUCT_OPS(strata_exit, struct scx_exit_info *ei)
 	scxk_uei_record(ei);
 }
 
-SCXK_OPS_DEFINE(strata_ops,
-		.select_cpu = (void *)strata_select_cpu,
-		.enqueue = (void *)strata_enqueue,
-		.dispatch = (void *)strata_dispatch,
-		.running = (void *)strata_running,
-		.stopping = (void *)strata_stopping,
-		.yield = (void *)strata_yield,
-		.set_weight = (void *)strata_set_weight,
-		.cgroup_move = (void *)strata_cgroup_move,
-		.enable = (void *)strata_enable,
-		.init_task = (void *)strata_init_task,
-		.exit_task = (void *)strata_exit_task,
-		.init = (void *)strata_init,
-		.exit = (void *)strata_exit,
-		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST,
-		.timeout_ms = 10000,
+SCXK_OPS_DEFINE(strata_ops, .select_cpu = (void *)strata_select_cpu,
+		.enqueue = (void *)strata_enqueue, .dispatch = (void *)strata_dispatch,
+		.running = (void *)strata_running, .stopping = (void *)strata_stopping,
+		.yield = (void *)strata_yield, .set_weight = (void *)strata_set_weight,
+		.cgroup_move = (void *)strata_cgroup_move, .enable = (void *)strata_enable,
+		.init_task = (void *)strata_init_task, .exit_task = (void *)strata_exit_task,
+		.init = (void *)strata_init, .exit = (void *)strata_exit,
+		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST, .timeout_ms = 10000,
 		.name = "strata");

@@ -46,11 +46,11 @@ extern u64 applied_gen;
 extern u64 layer_lvtime[STRATA_MAX_LAYERS];
 extern u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 
-#define MASK_OPEN STRATA_MAX_LAYERS	  /* CPUs no layer owns */
-#define MASK_UNPROT (STRATA_MAX_LAYERS + 1) /* CPUs not owned by protected layers */
-#define NR_MASKS (STRATA_MAX_LAYERS + 2)
+#define MASK_OPEN    STRATA_MAX_LAYERS	     /* CPUs no layer owns */
+#define MASK_UNPROT  (STRATA_MAX_LAYERS + 1) /* CPUs not owned by protected layers */
+#define NR_MASKS     (STRATA_MAX_LAYERS + 2)
 #define LAYER_IDX(l) ((u32)(l) & (STRATA_MAX_LAYERS - 1))
-#define LLC_IDX(l) ((u32)(l) & (SCXK_MAX_LLCS - 1))
+#define LLC_IDX(l)   ((u32)(l) & (SCXK_MAX_LLCS - 1))
 
 __strata_shared SCXK_MASK_SLOTS(masks, NR_MASKS);
 
@@ -63,19 +63,19 @@ __strata_shared struct {
 
 struct task_ctx {
 	u32 layer;
-	u32 cg_gen;	/* cg_gen when last matched */
-	u64 comm[2];	/* comm when last matched: a rename re-matches */
-	u64 cgid;	/* cgroup when last matched */
+	u32 cg_gen;  /* cg_gen when last matched */
+	u64 comm[2]; /* comm when last matched: a rename re-matches */
+	u64 cgid;    /* cgroup when last matched */
 	u64 enq_at;
 	u64 run_at;
 	s32 last_cpu;
-	bool fallback;	/* custom affinity: served from the fallback DSQ */
+	bool fallback; /* custom affinity: served from the fallback DSQ */
 };
 __strata_shared SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
 struct cpu_ctx {
-	u32 layer;	/* of the running task */
-	u32 perf_set;	/* cpuperf level last set + 1 */
+	u32 layer;    /* of the running task */
+	u32 perf_set; /* cpuperf level last set + 1 */
 	bool running;
 	bool preempt;	/* the running task's layer preempts */
 	bool exclusive; /* ... keeps the SMT sibling idle */
@@ -129,8 +129,8 @@ static u64 *since_slot(u32 l, u32 llc)
 }
 
 /* Queue @p on @dsq, noting when the queue stopped being empty. */
-static __always_inline void queue_on(struct task_struct *p, u32 l, u32 llc, u64 dsq, u64 slice, u64 vtime,
-		     bool fifo, u64 enq_flags)
+static __always_inline void queue_on(struct task_struct *p, u32 l, u32 llc, u64 dsq, u64 slice,
+				     u64 vtime, bool fifo, u64 enq_flags)
 {
 	u64 *since = since_slot(l, llc);
 

@@ -29,7 +29,7 @@ static struct {
 	struct scxk_cpumask cpus;
 } cfg;
 
-static const char *const modes[] = { "auto", "performance", "powersave", NULL };
+static const char *const modes[] = {"auto", "performance", "powersave", NULL};
 
 static int parse_cpus(const char *arg, void *dest)
 {
@@ -37,14 +37,14 @@ static int parse_cpus(const char *arg, void *dest)
 }
 
 static struct scxk_opt opts[] = {
-	{ "flag", 'f', NULL, SCXK_OPT_FLAG, &cfg.flag, "a flag" },
-	{ "num", 'n', "N", SCXK_OPT_U64, &cfg.num, "a number", .min = 10, .max = 1000 },
-	{ "ratio", 'r', "R", SCXK_OPT_DOUBLE, &cfg.ratio, "a ratio", .max = 100 },
-	{ "path", 0, "PATH", SCXK_OPT_STRING, &cfg.path, "a path" },
-	{ "mode", 'm', "MODE", SCXK_OPT_CHOICE, &cfg.mode, "a mode", .choices = modes },
-	{ "cpus", 'c', "CPUS", SCXK_OPT_CUSTOM, &cfg.cpus, "a cpu list", .parse = parse_cpus,
-	  .dfl = "all" },
-	{ 0 },
+	{"flag", 'f', NULL, SCXK_OPT_FLAG, &cfg.flag, "a flag"},
+	{"num", 'n', "N", SCXK_OPT_U64, &cfg.num, "a number", .min = 10, .max = 1000},
+	{"ratio", 'r', "R", SCXK_OPT_DOUBLE, &cfg.ratio, "a ratio", .max = 100},
+	{"path", 0, "PATH", SCXK_OPT_STRING, &cfg.path, "a path"},
+	{"mode", 'm', "MODE", SCXK_OPT_CHOICE, &cfg.mode, "a mode", .choices = modes},
+	{"cpus", 'c', "CPUS", SCXK_OPT_CUSTOM, &cfg.cpus, "a cpu list", .parse = parse_cpus,
+	 .dfl = "all"},
+	{0},
 };
 
 static const struct scxk_cli cli = {

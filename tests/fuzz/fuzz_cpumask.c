@@ -15,7 +15,7 @@
 #include <scxkit/cpumask.h>
 
 /* The machine sizes that matter: tiny, odd, one word, the build's maximum. */
-static const int nr_cpus_cases[] = { 0, 1, 7, 64, 65, SCXK_MAX_CPUS };
+static const int nr_cpus_cases[] = {0, 1, 7, 64, 65, SCXK_MAX_CPUS};
 
 static void check_round_trip(const struct scxk_cpumask *m, int nr_cpus)
 {

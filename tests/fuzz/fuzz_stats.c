@@ -16,10 +16,10 @@
 #include <scxkit/stats.h>
 
 static const struct scxk_stat_desc fields[] = {
-	{ "events", SCXK_STAT_U64, "a counter" },
-	{ "delta", SCXK_STAT_I64, "a signed value" },
-	{ "ratio", SCXK_STAT_FLOAT, "a ratio" },
-	{ "mode", SCXK_STAT_STRING, "a word" },
+	{"events", SCXK_STAT_U64, "a counter"},
+	{"delta", SCXK_STAT_I64, "a signed value"},
+	{"ratio", SCXK_STAT_FLOAT, "a ratio"},
+	{"mode", SCXK_STAT_STRING, "a word"},
 };
 
 static int collect(json_t *out, void *state, void *arg)

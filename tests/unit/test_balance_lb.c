@@ -23,17 +23,17 @@ static const struct lb_params dflt = {
 };
 
 /* 2 nodes x 2 domains x 2 CPUs: domains 0,1 on node 0, 2,3 on node 1. */
-static const struct lb_dom doms22[] = { { 0, 2 }, { 0, 2 }, { 1, 2 }, { 1, 2 } };
+static const struct lb_dom doms22[] = {{0, 2}, {0, 2}, {1, 2}, {1, 2}};
 
 static struct lb_task task(uint32_t pid, int dom, double dcycle)
 {
-	return (struct lb_task){ .pid = pid, .dom = dom, .dom_mask = ALL, .weight = 100,
-				 .dcycle = dcycle };
+	return (struct lb_task){
+		.pid = pid, .dom = dom, .dom_mask = ALL, .weight = 100, .dcycle = dcycle};
 }
 
 static double sum_abs_imbal(const double *load, const struct lb_dom *d, int nd, bool nodes)
 {
-	double total = 0, fair, s = 0, cpus = 0, gl[LB_MAX_DOMS] = { 0 }, gc[LB_MAX_DOMS] = { 0 };
+	double total = 0, fair, s = 0, cpus = 0, gl[LB_MAX_DOMS] = {0}, gc[LB_MAX_DOMS] = {0};
 	int i, n = 0;
 
 	for (i = 0; i < nd; i++) {
@@ -87,9 +87,9 @@ static void test_everything_on_one_domain_spreads_nodes_first(void **state)
 static void test_below_threshold_no_moves(void **state)
 {
 	/* 2.06 vs 1.94 on one node: 3% over the share, under the 4% threshold. */
-	struct lb_task t[] = { task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 0.06),
-			       task(4, 1, 1.0), task(5, 1, 0.94) };
-	struct lb_dom d[] = { { 0, 2 }, { 0, 2 } };
+	struct lb_task t[] = {task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 0.06), task(4, 1, 1.0),
+			      task(5, 1, 0.94)};
+	struct lb_dom d[] = {{0, 2}, {0, 2}};
 	struct lb_move m[8];
 	struct lb_result r;
 
@@ -104,8 +104,8 @@ static void test_below_threshold_no_moves(void **state)
 static void test_node_threshold_respected(void **state)
 {
 	/* Nodes 3% over and under (threshold 5%): no cross-node move even though domains differ. */
-	struct lb_task t[] = { task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 0.06),
-			       task(4, 2, 1.0), task(5, 3, 0.94) };
+	struct lb_task t[] = {task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 0.06), task(4, 2, 1.0),
+			      task(5, 3, 0.94)};
 	struct lb_move m[8];
 	struct lb_result r;
 	int n, i;
@@ -194,9 +194,8 @@ static void test_converges(void **state)
 static void test_infeasible_weights(void **state)
 {
 	/* On 2 CPUs, one task of weight 10000 next to three of 100: it can use one CPU only. */
-	struct lb_task t[] = { task(1, 0, 1.0), task(2, 0, 1.0), task(3, 1, 1.0),
-			       task(4, 1, 1.0) };
-	struct lb_dom d[] = { { 0, 1 }, { 0, 1 } };
+	struct lb_task t[] = {task(1, 0, 1.0), task(2, 0, 1.0), task(3, 1, 1.0), task(4, 1, 1.0)};
+	struct lb_dom d[] = {{0, 1}, {0, 1}};
 	struct lb_move m[4];
 	struct lb_result r;
 	int n;
@@ -227,8 +226,8 @@ static void test_infeasible_weights(void **state)
 
 static void test_empty_and_single_domain(void **state)
 {
-	struct lb_task t[] = { task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 1.0) };
-	struct lb_dom one[] = { { 0, 4 } };
+	struct lb_task t[] = {task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 1.0)};
+	struct lb_dom one[] = {{0, 4}};
 	struct lb_move m[4];
 	struct lb_result r;
 
@@ -250,9 +249,8 @@ static void test_empty_and_single_domain(void **state)
 
 static void test_exclusions(void **state)
 {
-	struct lb_task t[] = { task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 1.0),
-			       task(4, 0, 1.0) };
-	struct lb_dom d[] = { { 0, 2 }, { 0, 2 } };
+	struct lb_task t[] = {task(1, 0, 1.0), task(2, 0, 1.0), task(3, 0, 1.0), task(4, 0, 1.0)};
+	struct lb_dom d[] = {{0, 2}, {0, 2}};
 	struct lb_params p = dflt;
 	struct lb_move m[4];
 
@@ -277,8 +275,8 @@ static void test_exclusions(void **state)
 
 static void test_bad_arguments(void **state)
 {
-	struct lb_task t[] = { task(1, 0, 1.0) };
-	struct lb_dom bad[] = { { LB_MAX_NODES, 1 } };
+	struct lb_task t[] = {task(1, 0, 1.0)};
+	struct lb_dom bad[] = {{LB_MAX_NODES, 1}};
 	struct lb_move m[1];
 
 	(void)state;

@@ -20,7 +20,7 @@
 #error "build with -DFIXTURE_DIR=\"<builddir>/tests/unit/fixtures/topo\""
 #endif
 
-#define MS SCXK_NSEC_PER_MSEC
+#define MS  SCXK_NSEC_PER_MSEC
 #define SEC SCXK_NSEC_PER_SEC
 #define ONE BALANCE_RAVG_ONE
 
@@ -46,7 +46,7 @@ static void test_decay(void **state)
 
 static void test_ravg_tracks_duty_cycle(void **state)
 {
-	struct balance_ravg r = { 0 };
+	struct balance_ravg r = {0};
 	u64 t = 1000 * SEC, hl = SEC;
 
 	(void)state;
@@ -66,8 +66,7 @@ static void test_ravg_tracks_duty_cycle(void **state)
 	assert_int_equal(r.last, t);
 	/* Asleep for one half-life: halved. */
 	balance_ravg_set(&r, t + 20 * SEC, hl, false);
-	assert_true(fabs(frac(balance_ravg_read(&r, t + 21 * SEC, hl)) -
-			 frac(r.val) / 2) < 0.001);
+	assert_true(fabs(frac(balance_ravg_read(&r, t + 21 * SEC, hl)) - frac(r.val) / 2) < 0.001);
 	/* A clock that goes backwards changes nothing. */
 	assert_int_equal(balance_ravg_read(&r, t, hl), r.val);
 }
@@ -146,11 +145,11 @@ static void test_domains_from_masks(void **state)
 {
 	struct scxk_topo *t = load("numa2");
 	struct balance_doms d;
-	const char *good[] = { "0-1,8-9", "2-3,10-11", "0xf0", "12-15" };
-	const char *overlap[] = { "0-7", "7-15" };
-	const char *gap[] = { "0-7", "8-14" };
-	const char *absent[] = { "0-15", "16" };
-	const char *empty[] = { "0-15", "" };
+	const char *good[] = {"0-1,8-9", "2-3,10-11", "0xf0", "12-15"};
+	const char *overlap[] = {"0-7", "7-15"};
+	const char *gap[] = {"0-7", "8-14"};
+	const char *absent[] = {"0-15", "16"};
+	const char *empty[] = {"0-15", ""};
 
 	(void)state;
 	assert_int_equal(balance_doms_build(t, good, 4, &d), 0);

@@ -90,8 +90,7 @@ static void test_deadline_orders_interactive_first(void **state)
 	/* A hog at the clock, which has used its full awake allowance. */
 	hog = deadline_of(now, now, brisk_awake_vtime(0, 100 * MS, 100, lag), lag, 1, 100);
 	/* An interactive task that ran 200 us since waking, woken often. */
-	interactive = deadline_of(now, now, brisk_awake_vtime(0, 200 * US, 100, lag), lag,
-				     20, 100);
+	interactive = deadline_of(now, now, brisk_awake_vtime(0, 200 * US, 100, lag), lag, 20, 100);
 	assert_true(scxk_time_before(interactive, hog));
 	/* A long sleeper is pulled up to (at most) its credit behind now. */
 	sleeper = deadline_of(0, now, 0, lag, 1, 100);

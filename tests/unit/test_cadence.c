@@ -23,8 +23,7 @@ static void test_lat_cri_orders_chain_above_hog(void **state)
 
 	(void)state;
 	/* A frame stage: waits and wakes 60x/s, runs 300 us, woken with boosts. */
-	chain = cadence_lat_cri(60, 60, 300 * US, 100,
-				CADENCE_BOOST_WAKEUP + CADENCE_BOOST_SYNC);
+	chain = cadence_lat_cri(60, 60, 300 * US, 100, CADENCE_BOOST_WAKEUP + CADENCE_BOOST_SYNC);
 	/* A CPU hog: never waits or wakes anyone, 5 ms runs, no boost. */
 	hog = cadence_lat_cri(0, 0, 5 * MS, 100, 0);
 	/* A sleeper that waits often but wakes nobody. */
@@ -209,8 +208,8 @@ static int compact_count(const unsigned int *caps, int n, u64 required)
 
 static void test_compaction(void **state)
 {
-	unsigned int caps[4] = { 1024, 1024, 1024, 1024 };
-	unsigned int hybrid[4] = { 1024, 1024, 640, 640 };
+	unsigned int caps[4] = {1024, 1024, 1024, 1024};
+	unsigned int hybrid[4] = {1024, 1024, 640, 640};
 
 	(void)state;
 	/* 25% headroom. */
@@ -277,7 +276,7 @@ static void test_cpu_order(void **state)
 
 	(void)state;
 	for (i = 0; i < 8; i++)
-		c[i] = (struct cadence_cpu_desc){ .cpu = 7 - i, .node = 0, .llc = 0 };
+		c[i] = (struct cadence_cpu_desc){.cpu = 7 - i, .node = 0, .llc = 0};
 	for (i = 0; i < 8; i++) {
 		int cpu = c[i].cpu;
 
@@ -289,14 +288,14 @@ static void test_cpu_order(void **state)
 	for (i = 0; i < 8; i++)
 		perf[i] = c[i].cpu;
 	/* Big first, one thread per core before siblings. */
-	int want_perf[8] = { 0, 2, 1, 3, 4, 5, 6, 7 };
+	int want_perf[8] = {0, 2, 1, 3, 4, 5, 6, 7};
 	assert_memory_equal(perf, want_perf, sizeof(perf));
 
 	cadence_cpu_order(c, 8, true);
 	for (i = 0; i < 8; i++)
 		save[i] = c[i].cpu;
 	/* Little first; big cores packed sibling by sibling. */
-	int want_save[8] = { 4, 5, 6, 7, 0, 1, 2, 3 };
+	int want_save[8] = {4, 5, 6, 7, 0, 1, 2, 3};
 	assert_memory_equal(save, want_save, sizeof(save));
 }
 
@@ -304,12 +303,12 @@ static void test_cpu_order_llc_and_node(void **state)
 {
 	/* Two nodes, one LLC each, equal capacity: stay on node 0 first. */
 	struct cadence_cpu_desc c[4] = {
-		{ .cpu = 0, .capacity = 1024, .node = 1, .llc = 1, .core = 0 },
-		{ .cpu = 1, .capacity = 1024, .node = 0, .llc = 0, .core = 1 },
-		{ .cpu = 2, .capacity = 1024, .node = 1, .llc = 1, .core = 2 },
-		{ .cpu = 3, .capacity = 1024, .node = 0, .llc = 0, .core = 3 },
+		{.cpu = 0, .capacity = 1024, .node = 1, .llc = 1, .core = 0},
+		{.cpu = 1, .capacity = 1024, .node = 0, .llc = 0, .core = 1},
+		{.cpu = 2, .capacity = 1024, .node = 1, .llc = 1, .core = 2},
+		{.cpu = 3, .capacity = 1024, .node = 0, .llc = 0, .core = 3},
 	};
-	int want[4] = { 1, 3, 0, 2 }, got[4], i;
+	int want[4] = {1, 3, 0, 2}, got[4], i;
 
 	(void)state;
 	cadence_cpu_order(c, 4, false);

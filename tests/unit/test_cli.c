@@ -22,7 +22,7 @@ static struct {
 	const char *name;
 } cfg;
 
-static const char *const modes[] = { "auto", "performance", "powersave", NULL };
+static const char *const modes[] = {"auto", "performance", "powersave", NULL};
 
 static int parse_even(const char *arg, void *dest)
 {
@@ -37,21 +37,21 @@ static int parse_even(const char *arg, void *dest)
 static uint64_t even;
 
 static struct scxk_opt opts[] = {
-	{ "flag", 'f', NULL, SCXK_OPT_FLAG, &cfg.flag, "a flag" },
-	{ "num", 'n', "N", SCXK_OPT_U64, &cfg.num, "a number", .min = 1, .max = 100 },
-	{ "ratio", 0, "R", SCXK_OPT_DOUBLE, &cfg.ratio, "a ratio", .max = 1 },
-	{ "mode", 'm', "MODE", SCXK_OPT_CHOICE, &cfg.mode, "a mode", .choices = modes },
-	{ "name", 0, "NAME", SCXK_OPT_STRING, &cfg.name, "a name" },
-	{ "even", 'e', "N", SCXK_OPT_CUSTOM, &even, "an even number", .parse = parse_even,
-	  .dfl = "0" },
-	{ 0 },
+	{"flag", 'f', NULL, SCXK_OPT_FLAG, &cfg.flag, "a flag"},
+	{"num", 'n', "N", SCXK_OPT_U64, &cfg.num, "a number", .min = 1, .max = 100},
+	{"ratio", 0, "R", SCXK_OPT_DOUBLE, &cfg.ratio, "a ratio", .max = 1},
+	{"mode", 'm', "MODE", SCXK_OPT_CHOICE, &cfg.mode, "a mode", .choices = modes},
+	{"name", 0, "NAME", SCXK_OPT_STRING, &cfg.name, "a name"},
+	{"even", 'e', "N", SCXK_OPT_CUSTOM, &even, "an even number", .parse = parse_even,
+	 .dfl = "0"},
+	{0},
 };
 
-static const struct scxk_cli cli = { .prog = "scx_test", .summary = "test", .opts = opts };
+static const struct scxk_cli cli = {.prog = "scx_test", .summary = "test", .opts = opts};
 
 static int parse(struct scxk_common_opts *c, ...)
 {
-	char *argv[32] = { "scx_test" };
+	char *argv[32] = {"scx_test"};
 	int argc = 1;
 	va_list ap;
 	char *a;
@@ -71,9 +71,9 @@ static void test_good(void **state)
 	struct scxk_common_opts c;
 
 	(void)state;
-	assert_int_equal(parse(&c, "-f", "--num=42", "--ratio", "0.5", "-m", "powersave",
-			       "--name", "x", "-e", "8", "--partial", "--stats", "2",
-			       "--exit-dump-len", "4096", "-vv", NULL),
+	assert_int_equal(parse(&c, "-f", "--num=42", "--ratio", "0.5", "-m", "powersave", "--name",
+			       "x", "-e", "8", "--partial", "--stats", "2", "--exit-dump-len",
+			       "4096", "-vv", NULL),
 			 0);
 	assert_true(cfg.flag);
 	assert_int_equal(cfg.num, 42);
@@ -103,25 +103,25 @@ static void test_bad(void **state)
 {
 	struct scxk_common_opts c;
 	static const char *const bad[][3] = {
-		{ "--num", "0" },	     /* below min */
-		{ "--num", "101" },	     /* above max */
-		{ "--num", "-1" },	     /* negative */
-		{ "--num", "" },	     /* empty */
-		{ "--num", "12abc" },	     /* junk */
-		{ "--num", "99999999999999999999999" }, /* overflow */
-		{ "--ratio", "2" },	     /* above max */
-		{ "--ratio", "nan" },	     /* not finite */
-		{ "--mode", "turbo" },	     /* unknown choice */
-		{ "--name", "" },	     /* empty string */
-		{ "-e", "3" },		     /* custom parser refuses */
-		{ "--stats", "0" },	     /* zero interval */
-		{ "--monitor", "-1" },	     /* negative interval */
-		{ "--exit-dump-len", "0" },  /* zero size */
-		{ "--exit-dump-len", "999999999" }, /* too large */
-		{ "--bogus" },		     /* unknown option */
-		{ "-z" },		     /* unknown short option */
-		{ "--num" },		     /* missing value */
-		{ "extra-arg" },	     /* positional */
+		{"--num", "0"},			      /* below min */
+		{"--num", "101"},		      /* above max */
+		{"--num", "-1"},		      /* negative */
+		{"--num", ""},			      /* empty */
+		{"--num", "12abc"},		      /* junk */
+		{"--num", "99999999999999999999999"}, /* overflow */
+		{"--ratio", "2"},		      /* above max */
+		{"--ratio", "nan"},		      /* not finite */
+		{"--mode", "turbo"},		      /* unknown choice */
+		{"--name", ""},			      /* empty string */
+		{"-e", "3"},			      /* custom parser refuses */
+		{"--stats", "0"},		      /* zero interval */
+		{"--monitor", "-1"},		      /* negative interval */
+		{"--exit-dump-len", "0"},	      /* zero size */
+		{"--exit-dump-len", "999999999"},     /* too large */
+		{"--bogus"},			      /* unknown option */
+		{"-z"},				      /* unknown short option */
+		{"--num"},			      /* missing value */
+		{"extra-arg"},			      /* positional */
 	};
 	size_t i;
 
@@ -228,8 +228,10 @@ static void test_strict_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good),	 cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_bad),	 cmocka_unit_test(test_help),
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_strict_numbers),
 		cmocka_unit_test(test_check_args),
 		cmocka_unit_test(test_help_options),

@@ -12,9 +12,9 @@
 #include <scxkit/cpumask.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ROUND_TRIPS 200
-#define LCG_MUL 6364136223846793005ULL
-#define LCG_ADD 1442695040888963407ULL
+#define ROUND_TRIPS   200
+#define LCG_MUL	      6364136223846793005ULL
+#define LCG_ADD	      1442695040888963407ULL
 
 static struct scxk_cpumask mask_of(const int *cpus, size_t n)
 {
@@ -54,7 +54,7 @@ static void test_helpers(void **state)
 	assert_int_equal(scxk_cpumask_next(&a, 64), SCXK_MAX_CPUS - 1);
 	assert_int_equal(scxk_cpumask_next(&a, SCXK_MAX_CPUS - 1), -1);
 	assert_int_equal(scxk_cpumask_last(&a), SCXK_MAX_CPUS - 1);
-	scxk_cpumask_for_each(cpu, &a)
+	scxk_cpumask_for_each (cpu, &a)
 		n++;
 	assert_int_equal(n, 4);
 	scxk_cpumask_clear(&a, 63);
@@ -90,7 +90,7 @@ static void test_helpers(void **state)
 
 static void test_cpulist_good(void **state)
 {
-	static const int a[] = { 0, 1, 2, 3, 8, 9, 10, 11 };
+	static const int a[] = {0, 1, 2, 3, 8, 9, 10, 11};
 	struct scxk_cpumask m, want;
 
 	(void)state;
@@ -128,29 +128,29 @@ struct bad_case {
 };
 
 static const struct bad_case bad_lists[] = {
-	{ "3-1", 0, -EINVAL },
-	{ "1,,2", 0, -EINVAL },
-	{ "-1", 0, -EINVAL },
-	{ "a", 0, -EINVAL },
-	{ "1-", 0, -EINVAL },
-	{ "99999999999999999999", 0, -ERANGE },
-	{ "1-99999999999999999999", 0, -ERANGE },
-	{ "0-3x", 0, -EINVAL },
-	{ "0-3,", 0, -EINVAL },
-	{ ",0", 0, -EINVAL },
-	{ " 1", 0, -EINVAL },
-	{ "1 2", 0, -EINVAL },
-	{ "1\n2", 0, -EINVAL },
-	{ "1--2", 0, -EINVAL },
-	{ "0-15:2", 0, -EINVAL },
-	{ "+1", 0, -EINVAL },
-	{ "0x3", 0, -EINVAL },
-	{ "1-2-3", 0, -EINVAL },
-	{ "8", 8, -ERANGE },
-	{ "0-8", 8, -ERANGE },
-	{ "1024", 0, -ERANGE },
-	{ "1024", 2048, -ERANGE }, /* nr_cpus is capped at SCXK_MAX_CPUS */
-	{ "9,a", 8, -EINVAL },	   /* syntax wins over range */
+	{"3-1", 0, -EINVAL},
+	{"1,,2", 0, -EINVAL},
+	{"-1", 0, -EINVAL},
+	{"a", 0, -EINVAL},
+	{"1-", 0, -EINVAL},
+	{"99999999999999999999", 0, -ERANGE},
+	{"1-99999999999999999999", 0, -ERANGE},
+	{"0-3x", 0, -EINVAL},
+	{"0-3,", 0, -EINVAL},
+	{",0", 0, -EINVAL},
+	{" 1", 0, -EINVAL},
+	{"1 2", 0, -EINVAL},
+	{"1\n2", 0, -EINVAL},
+	{"1--2", 0, -EINVAL},
+	{"0-15:2", 0, -EINVAL},
+	{"+1", 0, -EINVAL},
+	{"0x3", 0, -EINVAL},
+	{"1-2-3", 0, -EINVAL},
+	{"8", 8, -ERANGE},
+	{"0-8", 8, -ERANGE},
+	{"1024", 0, -ERANGE},
+	{"1024", 2048, -ERANGE}, /* nr_cpus is capped at SCXK_MAX_CPUS */
+	{"9,a", 8, -EINVAL},	 /* syntax wins over range */
 };
 
 static void test_cpulist_bad(void **state)
@@ -211,21 +211,21 @@ static void test_hex_good(void **state)
 }
 
 static const struct bad_case bad_hex[] = {
-	{ "", 0, -EINVAL },
-	{ "\n", 0, -EINVAL },
-	{ "0x", 0, -EINVAL },
-	{ "0xg", 0, -EINVAL },
-	{ "0x-1", 0, -EINVAL },
-	{ "0x 1", 0, -EINVAL },
-	{ "ff,,00", 0, -EINVAL },
-	{ ",ff", 0, -EINVAL },
-	{ "ff,", 0, -EINVAL },
-	{ "123456789,00000000", 0, -EINVAL }, /* group wider than 32 bits */
-	{ "0xff x", 0, -EINVAL },
-	{ "0x100", 8, -ERANGE },
-	{ "1,00000000", 32, -ERANGE },
-	{ "1", 1, 0 },
-	{ "2", 1, -ERANGE },
+	{"", 0, -EINVAL},
+	{"\n", 0, -EINVAL},
+	{"0x", 0, -EINVAL},
+	{"0xg", 0, -EINVAL},
+	{"0x-1", 0, -EINVAL},
+	{"0x 1", 0, -EINVAL},
+	{"ff,,00", 0, -EINVAL},
+	{",ff", 0, -EINVAL},
+	{"ff,", 0, -EINVAL},
+	{"123456789,00000000", 0, -EINVAL}, /* group wider than 32 bits */
+	{"0xff x", 0, -EINVAL},
+	{"0x100", 8, -ERANGE},
+	{"1,00000000", 32, -ERANGE},
+	{"1", 1, 0},
+	{"2", 1, -ERANGE},
 };
 
 static void test_hex_bad(void **state)
@@ -276,7 +276,7 @@ static void test_parse_dispatch(void **state)
 
 static void test_format(void **state)
 {
-	static const int a[] = { 0, 1, 2, 3, 8 };
+	static const int a[] = {0, 1, 2, 3, 8};
 	struct scxk_cpumask m = mask_of(a, ARRAY_SIZE(a));
 	char buf[SCXK_CPULIST_BUF_LEN];
 
@@ -345,10 +345,10 @@ static void test_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_helpers),	      cmocka_unit_test(test_cpulist_good),
-		cmocka_unit_test(test_cpulist_bad),   cmocka_unit_test(test_hex_good),
-		cmocka_unit_test(test_hex_bad),	      cmocka_unit_test(test_parse_dispatch),
-		cmocka_unit_test(test_format),	      cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_helpers),	    cmocka_unit_test(test_cpulist_good),
+		cmocka_unit_test(test_cpulist_bad), cmocka_unit_test(test_hex_good),
+		cmocka_unit_test(test_hex_bad),	    cmocka_unit_test(test_parse_dispatch),
+		cmocka_unit_test(test_format),	    cmocka_unit_test(test_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,9 +38,12 @@ static struct btf *enum_btf(const struct flag *flags, int n)
 
 /* As this tree's vmlinux.h numbers them. */
 static const struct flag built_flags[] = {
-	{ "SCX_OPS_KEEP_BUILTIN_IDLE", 1 }, { "SCX_OPS_ENQ_LAST", 2 },
-	{ "SCX_OPS_ENQ_EXITING", 4 },	    { "SCX_OPS_SWITCH_PARTIAL", 8 },
-	{ "SCX_OPS_ENQ_MIGRATION_DISABLED", 16 }, { "SCX_OPS_ALL_FLAGS", 31 },
+	{"SCX_OPS_KEEP_BUILTIN_IDLE", 1},
+	{"SCX_OPS_ENQ_LAST", 2},
+	{"SCX_OPS_ENQ_EXITING", 4},
+	{"SCX_OPS_SWITCH_PARTIAL", 8},
+	{"SCX_OPS_ENQ_MIGRATION_DISABLED", 16},
+	{"SCX_OPS_ALL_FLAGS", 31},
 };
 
 static void test_same_kernel_keeps_flags(void **state)
@@ -74,10 +77,10 @@ static void test_partial_is_ored_in(void **state)
 static void test_renumbered_kernel(void **state)
 {
 	static const struct flag kernel_flags[] = {
-		{ "SCX_OPS_ENQ_EXITING", 1 << 5 },
-		{ "SCX_OPS_ENQ_LAST", 1 << 7 },
-		{ "SCX_OPS_SWITCH_PARTIAL", 1 << 9 },
-		{ "SCX_OPS_ENQ_MIGRATION_DISABLED", 1ULL << 40 },
+		{"SCX_OPS_ENQ_EXITING", 1 << 5},
+		{"SCX_OPS_ENQ_LAST", 1 << 7},
+		{"SCX_OPS_SWITCH_PARTIAL", 1 << 9},
+		{"SCX_OPS_ENQ_MIGRATION_DISABLED", 1ULL << 40},
 	};
 	struct btf *b = enum_btf(built_flags, 6), *k = enum_btf(kernel_flags, 4);
 	uint64_t out;
@@ -93,8 +96,10 @@ static void test_renumbered_kernel(void **state)
 static void test_unknown_flag_dropped(void **state)
 {
 	static const struct flag old_flags[] = {
-		{ "SCX_OPS_KEEP_BUILTIN_IDLE", 1 }, { "SCX_OPS_ENQ_LAST", 2 },
-		{ "SCX_OPS_ENQ_EXITING", 4 },	    { "SCX_OPS_SWITCH_PARTIAL", 8 },
+		{"SCX_OPS_KEEP_BUILTIN_IDLE", 1},
+		{"SCX_OPS_ENQ_LAST", 2},
+		{"SCX_OPS_ENQ_EXITING", 4},
+		{"SCX_OPS_SWITCH_PARTIAL", 8},
 	};
 	struct btf *b = enum_btf(built_flags, 6), *k = enum_btf(old_flags, 4);
 	uint64_t out;
@@ -108,7 +113,7 @@ static void test_unknown_flag_dropped(void **state)
 
 static void test_errors(void **state)
 {
-	static const struct flag no_partial[] = { { "SCX_OPS_ENQ_LAST", 2 } };
+	static const struct flag no_partial[] = {{"SCX_OPS_ENQ_LAST", 2}};
 	struct btf *b = enum_btf(built_flags, 6), *k = enum_btf(no_partial, 1);
 	struct btf *empty = btf__new_empty();
 	uint64_t out;
@@ -133,7 +138,7 @@ static void test_errors(void **state)
  */
 static void test_built_objects_name_their_flags(void **state)
 {
-	static const char *const objs[] = { "minimal", "brisk", "cadence", "balance", "strata" };
+	static const char *const objs[] = {"minimal", "brisk", "cadence", "balance", "strata"};
 	size_t i, opened = 0;
 
 	(void)state;

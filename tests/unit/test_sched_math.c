@@ -137,10 +137,14 @@ static void test_log2_bucket(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_time_before_wraps), cmocka_unit_test(test_vtime_floor),
-		cmocka_unit_test(test_weight_scaling),	  cmocka_unit_test(test_ewma),
-		cmocka_unit_test(test_freq),		  cmocka_unit_test(test_clamp),
-		cmocka_unit_test(test_log2),		  cmocka_unit_test(test_log2_bucket),
+		cmocka_unit_test(test_time_before_wraps),
+		cmocka_unit_test(test_vtime_floor),
+		cmocka_unit_test(test_weight_scaling),
+		cmocka_unit_test(test_ewma),
+		cmocka_unit_test(test_freq),
+		cmocka_unit_test(test_clamp),
+		cmocka_unit_test(test_log2),
+		cmocka_unit_test(test_log2_bucket),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

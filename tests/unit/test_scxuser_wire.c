@@ -15,7 +15,7 @@
 
 #include <scxuser/wire.h>
 
-#define MS (1000ULL * 1000)
+#define MS  (1000ULL * 1000)
 #define DFL (5 * MS) /* struct scxu_opts.slice_ns's default */
 
 static void test_slice_in_bounds_kept(void **state)
@@ -41,15 +41,13 @@ static void test_slice_out_of_bounds_clamped(void **state)
 	(void)state;
 	assert_int_equal(scxu_slice_bound(1, DFL, &clamped), SCXU_SLICE_MIN_NS);
 	assert_true(clamped);
-	assert_int_equal(scxu_slice_bound(SCXU_SLICE_MIN_NS - 1, DFL, &clamped),
-			 SCXU_SLICE_MIN_NS);
+	assert_int_equal(scxu_slice_bound(SCXU_SLICE_MIN_NS - 1, DFL, &clamped), SCXU_SLICE_MIN_NS);
 	assert_true(clamped);
 	clamped = false;
 	assert_int_equal(scxu_slice_bound(UINT64_MAX, DFL, &clamped), SCXU_SLICE_MAX_NS);
 	assert_true(clamped);
 	clamped = false;
-	assert_int_equal(scxu_slice_bound(SCXU_SLICE_MAX_NS + 1, DFL, &clamped),
-			 SCXU_SLICE_MAX_NS);
+	assert_int_equal(scxu_slice_bound(SCXU_SLICE_MAX_NS + 1, DFL, &clamped), SCXU_SLICE_MAX_NS);
 	assert_true(clamped);
 	/* A default outside the bounds is held to them as well. */
 	clamped = false;
@@ -59,7 +57,7 @@ static void test_slice_out_of_bounds_clamped(void **state)
 
 static void test_short_record_is_an_error(void **state)
 {
-	struct scxu_task rec = { .pid = 42, .cpu = 1, .comm = "worker" };
+	struct scxu_task rec = {.pid = 42, .cpu = 1, .comm = "worker"};
 	struct scxu_task t;
 
 	(void)state;

@@ -25,15 +25,15 @@
 
 /* ---- a fake scheduler: one event counter, reported as per-client deltas ---- */
 
-static uint64_t events;	  /* bumped by the tests, read by the server thread */
-static int collect_err;	  /* what collect() fails with, 0 for success */
+static uint64_t events; /* bumped by the tests, read by the server thread */
+static int collect_err; /* what collect() fails with, 0 for success */
 static int nr_open, nr_close;
 
 static const struct scxk_stat_desc fields[] = {
-	{ "events", SCXK_STAT_U64, "events since the previous read" },
-	{ "delta", SCXK_STAT_I64, "signed change" },
-	{ "ratio", SCXK_STAT_FLOAT, "a ratio" },
-	{ "mode", SCXK_STAT_STRING, "the mode" },
+	{"events", SCXK_STAT_U64, "events since the previous read"},
+	{"delta", SCXK_STAT_I64, "signed change"},
+	{"ratio", SCXK_STAT_FLOAT, "a ratio"},
+	{"mode", SCXK_STAT_STRING, "the mode"},
 };
 
 static void *t_open(void *arg)
@@ -140,7 +140,7 @@ static struct scxk_stats_server *start(void)
 
 static int raw_connect(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	assert_true(fd >= 0);
@@ -157,7 +157,7 @@ static void raw_send(int fd, const char *s)
 /* One line without '\n' into @buf: its length, 0 on EOF, -1 on timeout. */
 static int raw_line(int fd, char *buf, size_t size, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	size_t len = 0;
 
 	while (len + 1 < size) {
@@ -189,7 +189,7 @@ static int request_events(struct scxk_stats_client *c)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -198,7 +198,7 @@ static void sleep_ms(int ms)
 
 static void test_handle_stats(void **unused)
 {
-	const char *want[] = { "events", "delta", "ratio", "mode", "extra" };
+	const char *want[] = {"events", "delta", "ratio", "mode", "extra"};
 	const char *key;
 	json_t *resp, *v;
 	size_t i = 0;
@@ -207,7 +207,8 @@ static void test_handle_stats(void **unused)
 	(void)unused;
 	resp = handle(STATS_REQ, &err);
 	assert_int_equal(err, 0);
-	json_object_foreach(resp, key, v) {
+	json_object_foreach(resp, key, v)
+	{
 		assert_true(i < 5);
 		assert_string_equal(key, want[i++]);
 	}
@@ -275,7 +276,7 @@ static void test_handle_oversized(void **unused)
 	/* Exactly SCXK_STATS_MAX_REQ bytes is still a request. */
 	len = snprintf(req, SCXK_STATS_MAX_REQ + 1, "%s", STATS_REQ);
 	memset(req + len, ' ', SCXK_STATS_MAX_REQ - len);
-	line = scxk_stats_handle(&ops, &(uint64_t){ 0 }, req, SCXK_STATS_MAX_REQ);
+	line = scxk_stats_handle(&ops, &(uint64_t){0}, req, SCXK_STATS_MAX_REQ);
 	assert_non_null(strstr(line, "\"errno\":0,"));
 	free(line);
 	req[SCXK_STATS_MAX_REQ] = ' ';
@@ -301,7 +302,7 @@ static void test_handle_collect_error(void **unused)
 
 static void test_meta_schema(void **unused)
 {
-	static const char *const datum[] = { "u64", "i64", "float", "string" };
+	static const char *const datum[] = {"u64", "i64", "float", "string"};
 	json_t *resp, *st, *fj, *f;
 	const char *key;
 	size_t i = 0;
@@ -318,7 +319,8 @@ static void test_meta_schema(void **unused)
 	assert_true(json_is_true(json_object_get(st, "top")));
 	fj = json_object_get(st, "fields");
 	assert_int_equal(json_object_size(fj), 4);
-	json_object_foreach(fj, key, f) {
+	json_object_foreach(fj, key, f)
+	{
 		assert_string_equal(key, fields[i].name);
 		assert_int_equal(json_object_size(f), 3);
 		assert_string_equal(json_string_value(json_object_get(f, "name")), fields[i].name);
@@ -393,7 +395,7 @@ static void test_roundtrip(void **unused)
 
 static void test_socket_mode(void **unused)
 {
-	struct scxk_stats_server_opts o = { .sock_mode = 0660, .dir_mode = 0750 };
+	struct scxk_stats_server_opts o = {.sock_mode = 0660, .dir_mode = 0750};
 	struct scxk_stats_server *srv;
 	struct stat st;
 
@@ -429,7 +431,7 @@ static void test_per_connection_deltas(void **unused)
 
 static void test_stale_socket(void **unused)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct scxk_stats_server *srv;
 	char dir[160];
 	json_t *resp;
@@ -615,28 +617,27 @@ static void test_max_clients(void **unused)
 /* Exit codes of the EMFILE child, one per failed expectation. */
 enum {
 	EMFILE_OK,
-	EMFILE_SETUP,	/* could not build the situation */
-	EMFILE_NOT_FULL, /* the fd table did not fill up */
-	EMFILE_SPIN,	/* the server thread burnt CPU while accept4() failed */
+	EMFILE_SETUP,	  /* could not build the situation */
+	EMFILE_NOT_FULL,  /* the fd table did not fill up */
+	EMFILE_SPIN,	  /* the server thread burnt CPU while accept4() failed */
 	EMFILE_NO_ANSWER, /* no answer once descriptors were free again */
 };
 
-#define EMFILE_WATCH_MS 1000 /* wall time the server spends out of descriptors */
-#define EMFILE_CPU_MAX_MS 100 /* its CPU time meanwhile; a spin takes ~all of it */
-#define EMFILE_FDS 64	      /* the child's descriptor limit */
+#define EMFILE_WATCH_MS	  1000 /* wall time the server spends out of descriptors */
+#define EMFILE_CPU_MAX_MS 100  /* its CPU time meanwhile; a spin takes ~all of it */
+#define EMFILE_FDS	  64   /* the child's descriptor limit */
 
 static int emfile_child(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct rlimit rl = { EMFILE_FDS, EMFILE_FDS };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct rlimit rl = {EMFILE_FDS, EMFILE_FDS};
 	struct scxk_stats_server *srv;
 	struct timespec c0, c1;
 	int cfd, spare = -1, fd;
 	int64_t cpu_ms;
 	char buf[512];
 
-	if (setrlimit(RLIMIT_NOFILE, &rl) ||
-	    scxk_stats_server_start(&srv, sock_path, &ops))
+	if (setrlimit(RLIMIT_NOFILE, &rl) || scxk_stats_server_start(&srv, sock_path, &ops))
 		return EMFILE_SETUP;
 	cfd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (cfd < 0)

@@ -15,7 +15,8 @@
 static struct scxk_topo_data topo;
 static uint8_t owner[SCXK_MAX_CPUS];
 
-/* @nr CPUs, @smt threads per core (siblings numbered apart, as on x86), @per_llc cores per LLC, @per_node LLCs per node */
+/* @nr CPUs, @smt threads per core (siblings numbered apart, as on x86), @per_llc cores per LLC,
+ * @per_node LLCs per node */
 static void mk_topo(unsigned int nr, unsigned int smt, unsigned int per_llc, unsigned int per_node)
 {
 	unsigned int cores = nr / smt;
@@ -27,8 +28,8 @@ static void mk_topo(unsigned int nr, unsigned int smt, unsigned int per_llc, uns
 	for (unsigned int cpu = 0; cpu < nr; cpu++) {
 		unsigned int core = cpu % cores, llc = core / per_llc, node = llc / per_node;
 
-		topo.cpus[cpu] = (struct scxk_cpu_info){ .core = core, .llc = llc, .node = node,
-							 .capacity = 1024, .sibling = -1 };
+		topo.cpus[cpu] = (struct scxk_cpu_info){
+			.core = core, .llc = llc, .node = node, .capacity = 1024, .sibling = -1};
 		topo.llc_mask[llc][cpu / 64] |= 1ULL << (cpu % 64);
 		topo.node_mask[node][cpu / 64] |= 1ULL << (cpu % 64);
 		if (llc + 1 > topo.nr_llcs)
@@ -42,8 +43,8 @@ static void mk_topo(unsigned int nr, unsigned int smt, unsigned int per_llc, uns
 static struct strata_alloc_layer layer(enum strata_kind kind, enum strata_growth g, unsigned int w,
 				       unsigned int min, unsigned int max)
 {
-	return (struct strata_alloc_layer){ .kind = kind, .growth = g, .weight = w,
-					    .min_cpus = min, .max_cpus = max };
+	return (struct strata_alloc_layer){
+		.kind = kind, .growth = g, .weight = w, .min_cpus = min, .max_cpus = max};
 }
 
 static unsigned int count(unsigned int l)
@@ -83,7 +84,7 @@ static void test_target(void **state)
 
 static void test_bounds(void **state)
 {
-	struct strata_layer_cfg l = { 0 };
+	struct strata_layer_cfg l = {0};
 	unsigned int lo, hi;
 
 	(void)state;
@@ -113,7 +114,7 @@ static void test_alloc_fits(void **state)
 		layer(STRATA_GROUPED, STRATA_GROW_REVERSE, 100, 0, 8),
 		layer(STRATA_OPEN, STRATA_GROW_STICKY, 100, 0, 8),
 	};
-	unsigned int target[3] = { 2, 3, 0 };
+	unsigned int target[3] = {2, 3, 0};
 
 	(void)state;
 	mk_topo(8, 1, 8, 1);
@@ -133,7 +134,7 @@ static void test_alloc_weighted(void **state)
 		layer(STRATA_CONFINED, STRATA_GROW_REVERSE, 100, 1, 16),
 		layer(STRATA_OPEN, STRATA_GROW_STICKY, 100, 0, 16),
 	};
-	unsigned int target[3] = { 16, 16, 0 };
+	unsigned int target[3] = {16, 16, 0};
 
 	(void)state;
 	mk_topo(16, 1, 16, 1);
@@ -157,7 +158,7 @@ static void test_alloc_whole_cores_and_sticky(void **state)
 		layer(STRATA_CONFINED, STRATA_GROW_LINEAR, 100, 0, 8),
 		layer(STRATA_OPEN, STRATA_GROW_STICKY, 100, 0, 8),
 	};
-	unsigned int target[2] = { 3, 0 };
+	unsigned int target[2] = {3, 0};
 
 	(void)state;
 	mk_topo(8, 2, 4, 1); /* 4 cores, CPU n and n+4 are siblings */
@@ -248,9 +249,9 @@ static void test_sizing_loop(void **state)
 		layer(STRATA_CONFINED, STRATA_GROW_LINEAR, 100, 1, 8),
 		layer(STRATA_OPEN, STRATA_GROW_STICKY, 100, 0, 8),
 	};
-	double util[] = { 0.9, 0.9, 2.0, 3.5, 3.5, 3.5, 0.2, 0.2, 0.2, 0.2 };
-	unsigned int want[] = { 2, 2, 3, 5, 5, 5, 3, 2, 1, 1 };
-	unsigned int target[2] = { 0, 0 }, cur = 1;
+	double util[] = {0.9, 0.9, 2.0, 3.5, 3.5, 3.5, 0.2, 0.2, 0.2, 0.2};
+	unsigned int want[] = {2, 2, 3, 5, 5, 5, 3, 2, 1, 1};
+	unsigned int target[2] = {0, 0}, cur = 1;
 
 	(void)state;
 	mk_topo(8, 1, 8, 1);
@@ -259,7 +260,8 @@ static void test_sizing_loop(void **state)
 		strata_alloc(&topo, ls, 2, target, owner);
 		cur = count(0);
 		if (cur != want[i])
-			fail_msg("step %zu: util %.1f -> %u CPUs, want %u", i, util[i], cur, want[i]);
+			fail_msg("step %zu: util %.1f -> %u CPUs, want %u", i, util[i], cur,
+				 want[i]);
 	}
 }
 

@@ -50,7 +50,8 @@ static void test_layered_readme(void **state)
 	assert_true(cfg.layers[0].util_lo == 0.8 && cfg.layers[0].util_hi == 0.9);
 	assert_int_equal(cfg.layers[1].kind, STRATA_OPEN);
 	assert_int_equal(cfg.layers[1].nr_ands[0], 2);
-	assert_true(cfg.layers[1].preempt && cfg.layers[1].exclusive && !cfg.layers[1].preempt_first);
+	assert_true(cfg.layers[1].preempt && cfg.layers[1].exclusive &&
+		    !cfg.layers[1].preempt_first);
 	assert_true(cfg.layers[1].yield_ignore == 0.25);
 	assert_int_equal(cfg.layers[1].min_exec_us, 100);
 	assert_int_equal(cfg.layers[2].kind, STRATA_GROUPED);
@@ -118,44 +119,53 @@ static void test_every_matcher(void **state)
 static const struct {
 	const char *file, *want;
 } bad[] = {
-	{ "bad-01-not-array.json", "$: expected an array of layers, got an object" },
-	{ "bad-02-empty.json", "$: no layers" },
-	{ "bad-03-syntax.json", "invalid JSON at line 1 column 14" },
-	{ "bad-04-layer-not-object.json", "$[0]: expected a layer object, got an integer" },
-	{ "bad-05-missing-name.json", "$[0]: missing field \"name\"" },
-	{ "bad-06-name-type.json", "$[0].name: expected a string, got an integer" },
-	{ "bad-07-unknown-layer-field.json", "$[0].colour: unknown field" },
-	{ "bad-08-unknown-kind.json", "$[0].kind.Closed: unknown layer kind" },
-	{ "bad-09-unknown-kind-field.json", "$[0].kind.Open.speed: unknown field" },
-	{ "bad-10-wrong-type-bool.json", "$[0].kind.Open.preempt: expected a boolean, got a string" },
-	{ "bad-11-wrong-type-int.json", "$[0].kind.Open.slice_us: expected an integer, got a number" },
-	{ "bad-12-util-inverted.json", "$[0].kind.Confined.util_range: inverted range [0.9, 0.1]" },
-	{ "bad-13-util-empty.json", "$[0].kind.Confined.util_range: empty range [0.5, 0.5]" },
-	{ "bad-14-cpus-inverted.json", "$[0].kind.Grouped.cpus_range: inverted range [4, 2]" },
-	{ "bad-15-cpus-empty.json", "$[0].kind.Grouped.cpus_range: empty range [0, 0]" },
-	{ "bad-16-range-and-frac.json", "$[0].kind.Confined: cpus_range and cpus_range_frac conflict" },
-	{ "bad-17-no-util-range.json", "$[0].kind.Confined: util_range is required for Confined layers" },
-	{ "bad-18-last-not-catchall.json", "the last layer \"a\" must be a catch-all" },
-	{ "bad-19-early-catchall.json", "layer \"a\" (#0) matches every task" },
-	{ "bad-20-unknown-matcher.json", "$[0].matches[0][0].CommSuffix: unknown matcher" },
-	{ "bad-21-unsupported-matcher.json",
-	  "$[0].matches[0][0].CgroupRegex: matcher not supported by scx_strata" },
-	{ "bad-22-nice-range.json", "$[0].matches[0][0].NiceAbove: 25 is out of range [-20, 19]" },
-	{ "bad-23-comm-too-long.json", "CommPrefix: \"abcdefghijklmnopq\" is longer than 15 characters" },
-	{ "bad-24-duplicate-name.json", "$[1].name: duplicate layer name \"a\"" },
-	{ "bad-25-open-util-range.json", "$[0].kind.Open.util_range: not a field of Open layers" },
-	{ "bad-26-growth-unknown.json", "$[0].kind.Open.growth_algo: unknown growth algorithm \"Sideways\"" },
-	{ "bad-27-growth-unsupported.json", "growth algorithm \"NodeSpread\" is not supported by scx_strata" },
-	{ "bad-28-preempt-first-alone.json", "$[0].kind.Open: preempt_first conflicts with preempt=false" },
-	{ "bad-29-weight-range.json", "$[0].kind.Open.weight: 20000 is out of range [0, 10000]" },
-	{ "bad-30-template.json", "$[0].template: field not supported by scx_strata" },
-	{ "bad-31-matcher-two-keys.json", "$[0].matches[0][0]: a matcher is an object with exactly one key" },
-	{ "bad-32-no-or-groups.json", "$[0].matches: no AND block" },
-	{ "bad-33-util-above-one.json", "$[0].kind.Confined.util_range[1]: 1.5 is out of range [0, 1]" },
-	{ "bad-34-too-many-layers.json", "$[16]: more than 16 layers" },
-	{ "bad-35-idle-confined-on-confined.json",
-	  "$[0].kind.Confined.idle_confined: not a field of Confined layers" },
-	{ "bad-36-duplicate-key.json", "duplicate object key" },
+	{"bad-01-not-array.json", "$: expected an array of layers, got an object"},
+	{"bad-02-empty.json", "$: no layers"},
+	{"bad-03-syntax.json", "invalid JSON at line 1 column 14"},
+	{"bad-04-layer-not-object.json", "$[0]: expected a layer object, got an integer"},
+	{"bad-05-missing-name.json", "$[0]: missing field \"name\""},
+	{"bad-06-name-type.json", "$[0].name: expected a string, got an integer"},
+	{"bad-07-unknown-layer-field.json", "$[0].colour: unknown field"},
+	{"bad-08-unknown-kind.json", "$[0].kind.Closed: unknown layer kind"},
+	{"bad-09-unknown-kind-field.json", "$[0].kind.Open.speed: unknown field"},
+	{"bad-10-wrong-type-bool.json", "$[0].kind.Open.preempt: expected a boolean, got a string"},
+	{"bad-11-wrong-type-int.json",
+	 "$[0].kind.Open.slice_us: expected an integer, got a number"},
+	{"bad-12-util-inverted.json", "$[0].kind.Confined.util_range: inverted range [0.9, 0.1]"},
+	{"bad-13-util-empty.json", "$[0].kind.Confined.util_range: empty range [0.5, 0.5]"},
+	{"bad-14-cpus-inverted.json", "$[0].kind.Grouped.cpus_range: inverted range [4, 2]"},
+	{"bad-15-cpus-empty.json", "$[0].kind.Grouped.cpus_range: empty range [0, 0]"},
+	{"bad-16-range-and-frac.json",
+	 "$[0].kind.Confined: cpus_range and cpus_range_frac conflict"},
+	{"bad-17-no-util-range.json",
+	 "$[0].kind.Confined: util_range is required for Confined layers"},
+	{"bad-18-last-not-catchall.json", "the last layer \"a\" must be a catch-all"},
+	{"bad-19-early-catchall.json", "layer \"a\" (#0) matches every task"},
+	{"bad-20-unknown-matcher.json", "$[0].matches[0][0].CommSuffix: unknown matcher"},
+	{"bad-21-unsupported-matcher.json",
+	 "$[0].matches[0][0].CgroupRegex: matcher not supported by scx_strata"},
+	{"bad-22-nice-range.json", "$[0].matches[0][0].NiceAbove: 25 is out of range [-20, 19]"},
+	{"bad-23-comm-too-long.json",
+	 "CommPrefix: \"abcdefghijklmnopq\" is longer than 15 characters"},
+	{"bad-24-duplicate-name.json", "$[1].name: duplicate layer name \"a\""},
+	{"bad-25-open-util-range.json", "$[0].kind.Open.util_range: not a field of Open layers"},
+	{"bad-26-growth-unknown.json",
+	 "$[0].kind.Open.growth_algo: unknown growth algorithm \"Sideways\""},
+	{"bad-27-growth-unsupported.json",
+	 "growth algorithm \"NodeSpread\" is not supported by scx_strata"},
+	{"bad-28-preempt-first-alone.json",
+	 "$[0].kind.Open: preempt_first conflicts with preempt=false"},
+	{"bad-29-weight-range.json", "$[0].kind.Open.weight: 20000 is out of range [0, 10000]"},
+	{"bad-30-template.json", "$[0].template: field not supported by scx_strata"},
+	{"bad-31-matcher-two-keys.json",
+	 "$[0].matches[0][0]: a matcher is an object with exactly one key"},
+	{"bad-32-no-or-groups.json", "$[0].matches: no AND block"},
+	{"bad-33-util-above-one.json",
+	 "$[0].kind.Confined.util_range[1]: 1.5 is out of range [0, 1]"},
+	{"bad-34-too-many-layers.json", "$[16]: more than 16 layers"},
+	{"bad-35-idle-confined-on-confined.json",
+	 "$[0].kind.Confined.idle_confined: not a field of Confined layers"},
+	{"bad-36-duplicate-key.json", "duplicate object key"},
 };
 
 static void test_malformed(void **state)
@@ -165,7 +175,8 @@ static void test_malformed(void **state)
 		int ret = load(bad[i].file);
 
 		if (ret != -EINVAL || !strstr(err, bad[i].want))
-			fail_msg("%s: ret %d, error '%s', want '%s'", bad[i].file, ret, err, bad[i].want);
+			fail_msg("%s: ret %d, error '%s', want '%s'", bad[i].file, ret, err,
+				 bad[i].want);
 		/* the message names the file it came from, or the layer at fault */
 		if (!strstr(err, bad[i].file) && !strstr(err, "layer \""))
 			fail_msg("%s: error '%s' names neither file nor layer", bad[i].file, err);
@@ -176,15 +187,24 @@ static void test_inline_and_sources(void **state)
 {
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(strata_config_add_spec(&cfg, "[{\"name\":\"a\",\"matches\":[[{\"PIDEquals\":1}]],"
-						       "\"kind\":{\"Open\":{}}}]", err, sizeof(err)), 0);
+	assert_int_equal(
+		strata_config_add_spec(&cfg,
+				       "[{\"name\":\"a\",\"matches\":[[{\"PIDEquals\":1}]],"
+				       "\"kind\":{\"Open\":{}}}]",
+				       err, sizeof(err)),
+		0);
 	/* specs concatenate; the second one's errors name it */
-	assert_int_equal(strata_config_add_spec(&cfg, "[{\"name\":\"b\",\"matches\":[[]],"
-						       "\"kind\":{\"Open\":{\"fifo\":1}}}]", err, sizeof(err)),
+	assert_int_equal(strata_config_add_spec(&cfg,
+						"[{\"name\":\"b\",\"matches\":[[]],"
+						"\"kind\":{\"Open\":{\"fifo\":1}}}]",
+						err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "inline spec 2: $[0].kind.Open.fifo: expected a boolean"));
-	assert_int_equal(strata_config_add_spec(&cfg, "[{\"name\":\"b\",\"matches\":[[]],"
-						       "\"kind\":{\"Open\":{}}}]", err, sizeof(err)), 0);
+	assert_int_equal(strata_config_add_spec(&cfg,
+						"[{\"name\":\"b\",\"matches\":[[]],"
+						"\"kind\":{\"Open\":{}}}]",
+						err, sizeof(err)),
+			 0);
 	assert_int_equal(strata_config_finish(&cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.nr_layers, 2);
 	assert_int_equal(strata_config_add_spec(&cfg, "file:/nonexistent/x.json", err, sizeof(err)),
@@ -203,15 +223,16 @@ static void test_roundtrip(void **state)
 	char *text;
 
 	(void)state;
-	const char *files[] = { "layered-readme.json", "every-matcher.json",
-				"layered-builtin-example.json" };
+	const char *files[] = {"layered-readme.json", "every-matcher.json",
+			       "layered-builtin-example.json"};
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(load(files[i]), 0);
 		a = cfg;
 		j1 = strata_config_to_json(&a);
 		text = json_dumps(j1, 0);
 		memset(&cfg, 0, sizeof(cfg));
-		assert_int_equal(strata_config_add_json(&cfg, text, "printed", err, sizeof(err)), 0);
+		assert_int_equal(strata_config_add_json(&cfg, text, "printed", err, sizeof(err)),
+				 0);
 		assert_int_equal(strata_config_finish(&cfg, err, sizeof(err)), 0);
 		j2 = strata_config_to_json(&cfg);
 		assert_true(json_equal(j1, j2));
@@ -220,15 +241,16 @@ static void test_roundtrip(void **state)
 		json_decref(j2);
 	}
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(strata_config_add_json(&cfg, strata_example_config, "example", err,
-						sizeof(err)), 0);
+	assert_int_equal(
+		strata_config_add_json(&cfg, strata_example_config, "example", err, sizeof(err)),
+		0);
 	assert_int_equal(strata_config_finish(&cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.nr_layers, 4);
 }
 
 static void test_cgroup_match(void **state)
 {
-	struct strata_match_cfg m = { .kind = STRATA_M_CGROUP };
+	struct strata_match_cfg m = {.kind = STRATA_M_CGROUP};
 
 	(void)state;
 	m.cg = STRATA_CG_PREFIX;

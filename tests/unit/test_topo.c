@@ -53,7 +53,7 @@ static void check_invariants(const struct scxk_topo *t)
 
 	assert_true(scxk_cpumask_subset(&t->online, &t->possible));
 	assert_int_equal(scxk_cpumask_last(&t->possible) + 1, t->nr_cpu_ids);
-	scxk_cpumask_for_each(cpu, &t->online) {
+	scxk_cpumask_for_each (cpu, &t->online) {
 		int core = t->core_id[cpu], llc = t->llc_id[cpu], node = t->node_id[cpu];
 
 		assert_in_range(core, 0, t->nr_cores - 1);
@@ -379,16 +379,11 @@ static void test_minimal_and_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_laptop),
-		cmocka_unit_test(test_numa2),
-		cmocka_unit_test(test_amd_ccx),
-		cmocka_unit_test(test_intel_hybrid),
-		cmocka_unit_test(test_arm_biglittle),
-		cmocka_unit_test(test_offline),
-		cmocka_unit_test(test_missing),
-		cmocka_unit_test(test_env_prefix),
-		cmocka_unit_test(test_print),
-		cmocka_unit_test(test_minimal_and_malformed),
+		cmocka_unit_test(test_laptop),	      cmocka_unit_test(test_numa2),
+		cmocka_unit_test(test_amd_ccx),	      cmocka_unit_test(test_intel_hybrid),
+		cmocka_unit_test(test_arm_biglittle), cmocka_unit_test(test_offline),
+		cmocka_unit_test(test_missing),	      cmocka_unit_test(test_env_prefix),
+		cmocka_unit_test(test_print),	      cmocka_unit_test(test_minimal_and_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,9 +24,9 @@
 #include <scxkit/log.h>
 #include <scxkit/tunable.h>
 
-#define KEY "vm.test_tunable"
+#define KEY	 "vm.test_tunable"
 #define ORIGINAL "1"
-#define CHANGED "0"
+#define CHANGED	 "0"
 
 static char root[] = "/tmp/scxk-tunable-XXXXXX";
 static char knob[PATH_MAX], saved[PATH_MAX];

@@ -21,7 +21,7 @@
 
 int main(int argc, char **argv)
 {
-	struct sched_param param = { .sched_priority = 0 };
+	struct sched_param param = {.sched_priority = 0};
 
 	if (argc < 2 || !strcmp(argv[1], "--help")) {
 		fprintf(stderr, "usage: scxk-ext CMD [ARGS...]\n");
