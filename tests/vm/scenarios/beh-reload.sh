@@ -67,9 +67,8 @@ progs0=$(nr_progs)
 maps0=$(nr_maps)
 avail0=$(meminfo MemAvailable)
 diag "baseline: $progs0 BPF programs, $maps0 maps, MemAvailable $avail0 kB"
-mem_fields="MemFree MemAvailable Shmem AnonPages $kobj_fields"
 kobj0=$(kobj_kb)
-for f in $mem_fields; do eval "m0_$f=$(meminfo $f)"; done
+cp /proc/meminfo /tmp/meminfo.0
 for name in $scheds; do
 	bin=scx_$name
 	command -v $bin >/dev/null || continue
@@ -101,8 +100,10 @@ done
 settle
 avail1=$(meminfo MemAvailable)
 diag "after: MemAvailable $avail1 kB"
-# Where a difference is, if there is one (kB, after minus before).
-for f in $mem_fields; do eval "diag \"  $f: \$((\$(meminfo $f) - m0_$f))\""; done
+# Where a difference is, if there is one: every /proc/meminfo field that
+# moved by 1 MiB or more (kB, after minus before).
+awk 'NR == FNR { v[$1] = $2; next } { d = $2 - v[$1]; if (d >= 1024 || d <= -1024) printf "#   %s %d\n", $1, d }' \
+	/tmp/meminfo.0 /proc/meminfo
 diag "  tmpfs use: $(du -sk /tmp /run /dev/shm | tr '\n\t' '  ')"
 kobj1=$(kobj_kb)
 check "kernel objects (${kobj_fields}) back to baseline within $KOBJ_SLACK_KB kB (grew $((kobj1 - kobj0)) kB)" \
