@@ -510,14 +510,7 @@ void BPF_STRUCT_OPS(scxu_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	if (scxk_dsq_move_to_local(SCXU_DSQ_SHARED))
 		return;
-	/*
-	 * The scheduling thread idles runnable, counted on the CPU it ran on
-	 * last. If a higher class holds that CPU, this is the ext DL server's
-	 * pick, and coming up empty would stop the server for good: the
-	 * count never drops to zero while the thread waits here, and a
-	 * per-CPU kworker queued later starved 30 s. Run the thread instead.
-	 */
-	if (usersched_needed() || (cpu == usersched_cpu && scxk_higher_class_runnable(cpu)))
+	if (usersched_needed())
 		scxk_dsq_move_to_local(SCXU_DSQ_SCHED);
 }
 
