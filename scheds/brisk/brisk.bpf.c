@@ -12,8 +12,10 @@
  * "interactive" (policy.h: brisk_lag_scale).
  *
  * Slices are --slice-us scaled by weight and divided among the waiting
- * tasks, never below --slice-min-us. An interactive task that wakes up
- * behind a hog whose deadline is clearly later preempts it.
+ * tasks, never below --slice-min-us. A task that wakes up to run briefly
+ * preempts a hog on its previous or the waking CPU, pinned or not
+ * (scxkit/preempt.bpf.h has the rule); any other wakee preempts only a
+ * task whose deadline is clearly later.
  *
  * Placement: a fully idle core in the preferred ("primary") domain, then
  * any idle CPU there, then anywhere, nearest to the previous CPU first; on
@@ -29,6 +31,7 @@
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/fault.bpf.h>
+#include <scxkit/preempt.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
 #include <scxkit/uei.bpf.h>
@@ -213,18 +216,29 @@ s32 BPF_STRUCT_OPS(brisk_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	return prev_cpu;
 }
 
-/* Preempt the task on @cpu for a waking interactive @p when it is clearly later. */
-static bool try_preempt(struct task_struct *p, u64 deadline, s32 cpu, u64 enq_flags)
+/*
+ * A waking @p that runs briefly takes the CPU of a hog on its previous or
+ * the waking CPU (preempt.bpf.h has the rule); any other wakee preempts
+ * its previous CPU only with a clear lead in deadline (one slice_max of
+ * vtime), so that equals do not ping-pong.
+ */
+static bool try_preempt(struct task_struct *p, struct task_ctx *tctx, u64 deadline, s32 prev_cpu,
+			u64 enq_flags)
 {
 	struct brisk_cpu_ctx *cctx;
+	s32 cpu;
 
-	if (no_preempt || !(enq_flags & SCX_ENQ_WAKEUP) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+	if (no_preempt || !(enq_flags & SCX_ENQ_WAKEUP))
 		return false;
-	cctx = scxk_percpu_ctx_of(&cpu_ctxs, cpu);
-	if (!cctx || !cctx->running ||
-	    !brisk_should_preempt(deadline, cctx->curr_deadline,
-				  scxk_scale_by_weight_inv(slice_max, 100)))
-		return false;
+	cpu = scxk_preempt_victim(p, prev_cpu, tctx->avg_runtime, deadline, slice_min / 4);
+	if (cpu < 0) {
+		cpu = prev_cpu;
+		cctx = scxk_percpu_ctx_of(&cpu_ctxs, cpu);
+		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr) || !cctx || !cctx->running ||
+		    !brisk_should_preempt(deadline, cctx->curr_deadline,
+					  scxk_scale_by_weight_inv(slice_max, 100)))
+			return false;
+	}
 	/*
 	 * Straight onto the CPU's local DSQ with PREEMPT: p runs next there,
 	 * and if an RT task takes that CPU meanwhile, cpu_release hands p
@@ -263,7 +277,7 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 		if (local_pcpu) {
 			scxk_dsq_insert(p, SCX_DSQ_LOCAL, task_slice(p, prev_cpu), enq_flags);
 			scxk_stat_inc(BRISK_STAT_DIRECT);
-		} else {
+		} else if (!try_preempt(p, tctx, deadline, prev_cpu, enq_flags)) {
 			scxk_dsq_insert_vtime(p, SCXK_DSQ_CPU(prev_cpu), task_slice(p, prev_cpu),
 					      deadline, enq_flags);
 			scxk_stat_inc(BRISK_STAT_PERCPU);
@@ -283,7 +297,7 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 		scxk_stat_inc(prev_cpu == cpu ? BRISK_STAT_DIRECT : BRISK_STAT_SMT_MOVE);
 		return;
 	}
-	if (try_preempt(p, deadline, prev_cpu, enq_flags))
+	if (try_preempt(p, tctx, deadline, prev_cpu, enq_flags))
 		return;
 
 	scxk_dsq_insert_vtime(p, node_dsq(prev_cpu), task_slice(p, prev_cpu), deadline, enq_flags);
@@ -379,6 +393,7 @@ void BPF_STRUCT_OPS(brisk_running, struct task_struct *p)
 		if (scxk_time_before(vtime_now, tctx->vtime))
 			vtime_now = tctx->vtime;
 		tctx->last_run_at = now;
+		scxk_curr_running(now, tctx->avg_runtime, tctx->deadline);
 	}
 	if (cctx) {
 		cctx->running = 1;
@@ -393,6 +408,7 @@ void BPF_STRUCT_OPS(brisk_stopping, struct task_struct *p, bool runnable)
 	struct brisk_cpu_ctx *cctx = scxk_percpu_ctx(&cpu_ctxs);
 	u64 now = scxk_now(), ran;
 
+	scxk_curr_stopping();
 	if (cctx) {
 		cctx->running = 0;
 		cctx->curr_deadline = ~0ULL;

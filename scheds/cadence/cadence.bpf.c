@@ -181,6 +181,8 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 
 	/* Pinned tasks wait on their CPU's own queue; it is overflow-capable. */
 	if (scxk_task_pinned(p)) {
+		if ((enq_flags & SCX_ENQ_WAKEUP) && try_preempt(p, tctx, prev_cpu, scxk_now()))
+			return;
 		scxk_dsq_insert_vtime(p, SCXK_DSQ_CPU(prev_cpu), slice, deadline, enq_flags);
 		scx_bpf_kick_cpu(prev_cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(CADENCE_STAT_PINNED);
@@ -248,6 +250,7 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 	c->est_stop = now + p->scx.slice;
 	c->yield_req = 0;
 	c->pinned = scxk_task_pinned(p);
+	scxk_curr_running(now, tctx ? tctx->avg_runtime : 0, tctx ? tctx->dl_delta : 0);
 	update_cpuperf(cpu, c);
 	scxk_stat_inc(CADENCE_STAT_SCHED);
 	if (scxk_cpu_is_big(cpu))
@@ -331,6 +334,7 @@ void BPF_STRUCT_OPS(cadence_stopping, struct task_struct *p, bool runnable)
 	c->acct_at = now;
 	c->running = 0;
 	c->lock_holder = 0;
+	scxk_curr_stopping();
 	c->curr_lat_cri = 0;
 	if (!tctx)
 		return;

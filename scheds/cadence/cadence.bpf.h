@@ -12,6 +12,7 @@
 
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
+#include <scxkit/preempt.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
 #include <scxkit/uei.bpf.h>

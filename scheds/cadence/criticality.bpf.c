@@ -73,6 +73,18 @@ static bool try_deadline_preempt(struct task_struct *p, struct task_ctx *tctx, s
 	struct cpu_ctx *c;
 	int i;
 
+	/*
+	 * A short runner takes a hog's CPU at once (preempt.bpf.h), rather
+	 * than waiting up to a tick for it to yield.
+	 */
+	cpu = scxk_preempt_victim(p, prev_cpu, tctx->avg_runtime, tctx->dl_delta, slice_min_ns / 4);
+	if (cpu >= 0 && (c = scxk_percpu_ctx_of(&cpu_ctxs, cpu)) && c->running && !c->lock_holder &&
+	    !c->rt_busy && !c->yield_req) {
+		c->yield_req = 1;
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, task_slice(tctx), SCX_ENQ_PREEMPT);
+		scxk_stat_inc(CADENCE_STAT_DL_PREEMPT);
+		return true;
+	}
 	bpf_for (i, 0, 2) {
 		cpu = cand[i & 1];
 		if ((i && cpu == prev_cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
