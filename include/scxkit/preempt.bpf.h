@@ -31,6 +31,12 @@
 /* How many times longer the victim's average run must be than the wakee's. */
 #define SCXK_PREEMPT_RATIO 4
 
+/*
+ * @min_ran for a scheduler without a minimum slice of its own: at a 1 kHz
+ * wakeup rate a hog still keeps 90% of its CPU.
+ */
+#define SCXK_PREEMPT_MIN_RAN_NS (100 * 1000ULL)
+
 /**
  * scxk_curr_running - record the task that starts running on this CPU
  * @now: the time it starts

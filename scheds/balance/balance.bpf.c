@@ -19,8 +19,9 @@
  * Wakeups look for a CPU in this order: the sync waker's CPU, the previous
  * CPU if idle, an idle CPU of the domain, then an idle CPU of an
  * under-used domain (the tuner's "direct greedy" set, same node unless
- * --direct-greedy-numa). Such pushes and steals are temporary: the task
- * keeps its domain.
+ * --direct-greedy-numa); with none idle, a short-running wakee preempts a
+ * hog (scxkit/preempt.bpf.h). Such pushes and steals are temporary: the
+ * task keeps its domain.
  *
  * What BPF does not do is decide where load should live. It records each
  * task's runnable duty cycle (half-life --load-half-life) in a ring of
@@ -38,6 +39,7 @@
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/fault.bpf.h>
+#include <scxkit/preempt.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
 #include <scxkit/uei.bpf.h>
@@ -60,6 +62,7 @@ const volatile bool kthreads_local;		     /* --kthreads-local */
 const volatile u64 half_life_ns = SCXK_NSEC_PER_SEC; /* --load-half-life */
 const volatile u32 perf_level;			     /* --perf + 1; 0 leaves cpufreq alone */
 const volatile bool smt_aware;
+const volatile bool no_preempt; /* --no-preempt */
 const volatile u32 cpu_dom[SCXK_MAX_CPUS];
 const volatile u32 dom_node[BALANCE_MAX_DOMS];
 const volatile u64 dom_bits[BALANCE_MAX_DOMS][SCXK_MASK_WORDS];
@@ -92,6 +95,7 @@ struct task_ctx {
 	u64 last_woke_at;
 	u64 avg_runtime; /* per run, EWMA */
 	u64 running_at;
+	u64 deadline; /* the last one computed: the preemption key while it runs */
 	struct balance_ravg dcyc;
 };
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
@@ -266,7 +270,9 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx)
 	if (clamped)
 		scxk_stat_inc(BALANCE_STAT_DL_CLAMP);
 	tctx->vtime = vtime;
-	return balance_deadline(vtime, tctx->avg_runtime, p->scx.weight, tctx->wake_freq, slice_ns);
+	tctx->deadline =
+		balance_deadline(vtime, tctx->avg_runtime, p->scx.weight, tctx->wake_freq, slice_ns);
+	return tctx->deadline;
 }
 
 static void insert(struct task_struct *p, struct task_ctx *tctx, u64 dsq, u64 enq_flags)
@@ -377,6 +383,27 @@ static void kick_for(struct task_struct *p, u32 dom)
 		kick_greedy(GREEDY_ALL);
 }
 
+/*
+ * No idle CPU took the waking @p: if it runs briefly, it takes the CPU of
+ * a hog on its previous or the waking CPU (scxkit/preempt.bpf.h) rather
+ * than waiting in deadline order for a slice to end. Not with
+ * --fifo-sched, which promises arrival order.
+ */
+static bool try_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev_cpu, u64 enq_flags)
+{
+	s32 cpu;
+
+	if (no_preempt || fifo_sched || !(enq_flags & SCX_ENQ_WAKEUP))
+		return false;
+	cpu = scxk_preempt_victim(p, prev_cpu, tctx->avg_runtime, task_deadline(p, tctx),
+				  SCXK_PREEMPT_MIN_RAN_NS);
+	if (cpu < 0)
+		return false;
+	scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice_ns, enq_flags | SCX_ENQ_PREEMPT);
+	scxk_stat_inc(BALANCE_STAT_PREEMPT);
+	return true;
+}
+
 void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = task_ctx(p);
@@ -396,6 +423,8 @@ void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
 	apply_lb_move(p, tctx);
 
 	/* Single-CPU tasks wait on their CPU's own queue, in deadline order. */
+	if (try_preempt(p, tctx, cpu, enq_flags))
+		return;
 	if (scxk_task_pinned(p)) {
 		insert(p, tctx, SCXK_DSQ_CPU(cpu), enq_flags);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -487,6 +516,7 @@ void BPF_STRUCT_OPS(balance_running, struct task_struct *p)
 	if (!tctx)
 		return;
 	tctx->running_at = scxk_now();
+	scxk_curr_running(tctx->running_at, tctx->avg_runtime, fifo_sched ? 0 : tctx->deadline);
 	dctx = &dom_ctxs[DOM_IDX(tctx->dom)];
 	/* Racy across CPUs, but it only moves forward and errors stay small. */
 	if (scxk_time_before(dctx->vtime_now, tctx->vtime))
@@ -502,6 +532,7 @@ void BPF_STRUCT_OPS(balance_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = task_ctx(p);
 	u64 ran;
 
+	scxk_curr_stopping();
 	if (!tctx)
 		return;
 	ran = scxk_now() - tctx->running_at;

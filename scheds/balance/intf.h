@@ -92,6 +92,8 @@ struct balance_dom_ctx {
 	BALANCE_SHARE(S, PINNED, "pinned", "single-CPU tasks queued on their CPU")                 \
 	BALANCE_SHARE(S, KTHREAD, "kthread", "per-CPU kthreads sent to their local queue")         \
 	BALANCE_SHARE(S, DSQ, "dsq", "tasks queued on their domain's queue")                       \
+	BALANCE_SHARE(S, PREEMPT, "preempt",                                                       \
+		      "short-running wakeups that preempted a hog (scxkit/preempt.bpf.h)")         \
 	/* dispatch paths, also as shares of the placements */                                     \
 	BALANCE_SHARE(S, DISPATCH_LOCAL, "dispatch_local", "dispatches from the CPU's own domain") \
 	BALANCE_SHARE(S, GREEDY_LOCAL, "greedy_local",                                             \
@@ -132,7 +134,7 @@ enum balance_value { BALANCE_STATS(SCXK_STAT_VALUE) BALANCE_NR_VALUES };
 
 /* Placements: the counters that add up to "total" in stats. */
 #define BALANCE_FIRST_PLACEMENT BALANCE_STAT_SYNC_PREV_IDLE
-#define BALANCE_LAST_PLACEMENT	BALANCE_STAT_DSQ
+#define BALANCE_LAST_PLACEMENT	BALANCE_STAT_PREEMPT
 /* Counter BALANCE_STAT_SYNC_PREV_IDLE + k is served as value BALANCE_PCT_SYNC_PREV_IDLE + k. */
 #define BALANCE_NR_SHARES (BALANCE_PCT_DL_CLAMP - BALANCE_PCT_SYNC_PREV_IDLE + 1)
 _Static_assert(BALANCE_STAT_DL_CLAMP - BALANCE_STAT_SYNC_PREV_IDLE == BALANCE_NR_SHARES - 1,

@@ -54,7 +54,7 @@ static struct {
 	double interval, tune_interval, load_half_life;
 	uint64_t greedy_threshold, greedy_threshold_x_numa, perf;
 	double direct_greedy_under, kick_greedy_under, node_threshold, dom_threshold;
-	bool no_load_balance, kthreads_local, balanced_kworkers, fifo, direct_greedy_numa;
+	bool no_load_balance, no_preempt, kthreads_local, balanced_kworkers, fifo, direct_greedy_numa;
 	const char *cpumasks[BALANCE_MAX_DOMS + 1];
 	int nr_cpumasks;
 } cfg = {
@@ -126,6 +126,8 @@ static struct scxk_opt opts[] = {
 	 "never move workqueue workers between domains"},
 	{"fifo-sched", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
 	 "first-come first-served domain queues instead of deadlines"},
+	{"no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
+	 "never preempt a CPU hog for a waking short-running task"},
 	{"perf", 0, "LEVEL", SCXK_OPT_U64, &cfg.perf,
 	 "cpufreq performance target 1..1024 for every CPU (0 = leave the governor alone)",
 	 .max = 1024},
@@ -601,6 +603,7 @@ static int balance_configure(struct scxk_run *run)
 		return scxk_err(-ENODEV, "no online CPU belongs to a domain");
 	skel->rodata->nr_doms = doms.nr;
 	skel->rodata->fifo_sched = cfg.fifo;
+	skel->rodata->no_preempt = cfg.no_preempt;
 	skel->rodata->greedy_threshold = cfg.greedy_threshold;
 	skel->rodata->greedy_threshold_x_numa = cfg.greedy_threshold_x_numa;
 	skel->rodata->direct_greedy_numa = cfg.direct_greedy_numa;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # beh-preempt.sh [NAME...] - a task that wakes up to run briefly preempts
-# a CPU hog instead of waiting for the hog's slice to end (brisk and
-# cadence by default; include/scxkit/preempt.bpf.h has the rule).
+# a CPU hog instead of waiting for the hog's slice to end (brisk, cadence
+# and balance by default; include/scxkit/preempt.bpf.h has the rule).
 #
 # Two busy loops and cyclictest (SCHED_OTHER, 1 ms period, LOOPS wakeups)
 # are pinned to the same CPU, so no idle CPU can take the waking task and
@@ -13,15 +13,19 @@
 . ./lib.sh
 [ -d $SCX ] || skip_all "kernel without sched_ext"
 command -v cyclictest >/dev/null || skip_all "no cyclictest in the guest image"
-scheds=${*:-brisk cadence}
+scheds=${*:-brisk cadence balance}
 LOOPS=3000
 cpu=$(($(nproc) - 1))
 
-# preempts NAME STATSLINE : the scheduler's count of wakeup preemptions
+# preempts NAME BEFORE AFTER : wakeup preemptions between two stats reads
+# (balance serves placements as a total since the previous read and shares)
 preempts() {
 	case $1 in
-	brisk) stat_of "$2" preempt ;;
-	cadence) echo $(($(stat_of "$2" nr_dl_preempt) + $(stat_of "$2" nr_preempt))) ;;
+	brisk) echo $(($(stat_of "$3" preempt) - $(stat_of "$2" preempt))) ;;
+	cadence) echo $(($(stat_of "$3" nr_dl_preempt) + $(stat_of "$3" nr_preempt) -
+		$(stat_of "$2" nr_dl_preempt) - $(stat_of "$2" nr_preempt))) ;;
+	balance) echo "$(stat_of "$3" total) $(stat_of "$3" preempt)" |
+		awk '{ printf "%d", $1 * $2 / 100 }' ;;
 	esac
 }
 nvcsw() { awk '/^nonvoluntary_ctxt_switches/ { print $2 }' /proc/$1/status; }
@@ -38,7 +42,7 @@ for name in $scheds; do
 	s1=$(stats_line $bin); n1=$(($(nvcsw $h1) + $(nvcsw $h2)))
 	kill $h1 $h2; wait $h1 $h2 2>/dev/null
 	is "$name: cyclictest ran to the end" $rc 0
-	p=$(($(preempts $name "$s1") - $(preempts $name "$s0")))
+	p=$(preempts $name "$s0" "$s1")
 	n=$((n1 - n0))
 	diag "$name: $p preemptions, hogs switched out involuntarily $n times, for $LOOPS wakeups"
 	check "$name: preemptions >= half the wakeups ($p >= $((LOOPS / 2)))" [ $p -ge $((LOOPS / 2)) ]
