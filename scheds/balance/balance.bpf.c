@@ -270,8 +270,8 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx)
 	if (clamped)
 		scxk_stat_inc(BALANCE_STAT_DL_CLAMP);
 	tctx->vtime = vtime;
-	tctx->deadline =
-		balance_deadline(vtime, tctx->avg_runtime, p->scx.weight, tctx->wake_freq, slice_ns);
+	tctx->deadline = balance_deadline(vtime, tctx->avg_runtime, p->scx.weight, tctx->wake_freq,
+					  slice_ns);
 	return tctx->deadline;
 }
 

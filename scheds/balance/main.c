@@ -54,7 +54,8 @@ static struct {
 	double interval, tune_interval, load_half_life;
 	uint64_t greedy_threshold, greedy_threshold_x_numa, perf;
 	double direct_greedy_under, kick_greedy_under, node_threshold, dom_threshold;
-	bool no_load_balance, no_preempt, kthreads_local, balanced_kworkers, fifo, direct_greedy_numa;
+	bool no_load_balance, no_preempt, kthreads_local, balanced_kworkers, fifo,
+		direct_greedy_numa;
 	const char *cpumasks[BALANCE_MAX_DOMS + 1];
 	int nr_cpumasks;
 } cfg = {
