@@ -30,6 +30,7 @@
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/fault.bpf.h>
+#include <scxkit/preempt.bpf.h>
 #include <scxkit/sched_math.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/topo.bpf.h>
@@ -92,6 +93,8 @@ struct task_ctx {
 	u64 start_ts;	  /* when it started running last */
 	u64 run_ns;	  /* ran since its previous report */
 	u64 exec_runtime; /* ran since it last slept */
+	u64 avg_runtime;  /* per run, EWMA: the preemption rule's measure */
+	u64 deadline;	  /* user space's last one: its preemption key */
 	bool reported;	  /* user space has seen it at least once */
 };
 
@@ -438,8 +441,8 @@ static long drain_one(struct bpf_dynptr *dynptr, void *data)
 	struct task_struct *p;
 	struct task_ctx *tctx;
 	u64 slice;
-	s32 cpu = -1;
-	bool ok, clamped;
+	s32 cpu = -1, victim;
+	bool ok = false, clamped;
 
 	__sync_fetch_and_add(&nr_drained, 1);
 	if (bpf_dynptr_read(&d, sizeof(d), dynptr, 0, 0)) {
@@ -474,7 +477,18 @@ static long drain_one(struct bpf_dynptr *dynptr, void *data)
 	 * answers arrive in the order user space sent them. Local DSQs are
 	 * FIFO; the deadline orders the shared DSQ.
 	 */
-	if (cpu >= 0)
+	tctx->deadline = d.deadline;
+	if ((d.flags & SCXU_DISPATCH_PREEMPT_SHORT) && (cpu < 0 || p->nr_cpus_allowed == 1) &&
+	    (victim =
+		     scxk_preempt_victim(p, cpu >= 0 ? cpu : scx_bpf_task_cpu(p), tctx->avg_runtime,
+					 d.deadline | 1, SCXK_PREEMPT_MIN_RAN_NS)) >= 0) {
+		ok = scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | victim, slice, SCX_ENQ_PREEMPT);
+		if (ok) {
+			scxk_stat_inc(SCXU_CNT_PREEMPT_DISPATCHES);
+			scxk_stat_inc(SCXU_CNT_USER_DISPATCHES);
+			goto out;
+		}
+	} else if (cpu >= 0)
 		ok = scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, 0);
 	else
 		ok = scxk_dsq_insert_vtime(p, SCXU_DSQ_SHARED, slice, d.deadline, 0);
@@ -562,11 +576,14 @@ void BPF_STRUCT_OPS(scxu_running, struct task_struct *p)
 	if (is_usersched(p)) {
 		usersched_cpu = scx_bpf_task_cpu(p);
 		usersched_on_cpu = true;
+		scxk_curr_running(scxk_now(), 0, 0); /* never a victim */
 		return;
 	}
 	tctx = scxk_task_storage(&task_ctxs, p, false);
-	if (tctx)
+	if (tctx) {
 		tctx->start_ts = scxk_now();
+		scxk_curr_running(tctx->start_ts, tctx->avg_runtime, tctx->deadline | 1);
+	}
 }
 
 void BPF_STRUCT_OPS(scxu_stopping, struct task_struct *p, bool runnable)
@@ -574,6 +591,7 @@ void BPF_STRUCT_OPS(scxu_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx;
 	u64 ran;
 
+	scxk_curr_stopping();
 	if (is_usersched(p)) {
 		usersched_on_cpu = false;
 		usersched_off_ts = scxk_now();
@@ -585,6 +603,7 @@ void BPF_STRUCT_OPS(scxu_stopping, struct task_struct *p, bool runnable)
 	ran = scxk_now() - tctx->start_ts;
 	tctx->run_ns += ran;
 	tctx->exec_runtime += ran;
+	tctx->avg_runtime = scxk_calc_avg(tctx->avg_runtime, ran);
 }
 
 s32 BPF_STRUCT_OPS(scxu_init_task, struct task_struct *p, struct scx_init_task_args *args)

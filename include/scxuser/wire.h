@@ -39,6 +39,13 @@
 
 /* struct scxu_dispatch.flags */
 #define SCXU_DISPATCH_PREEMPT (1U << 0) /* preempt the target CPU's current task */
+/*
+ * With SCXU_CPU_ANY, or the only CPU of a pinned task: if the task runs
+ * briefly, preempt a CPU hog on its previous CPU or the CPU that drains
+ * the answer, under the rule of scxkit/preempt.bpf.h (the deadline is the
+ * order); otherwise queue as usual.
+ */
+#define SCXU_DISPATCH_PREEMPT_SHORT (1U << 1)
 
 /* A task waiting for a decision. */
 struct scxu_task {
@@ -91,6 +98,8 @@ struct scxu_dispatch {
 	  "dispatched tasks waiting in the shared queue")                                          \
 	S(TOT, SCXU_CNT_USER_DISPATCHES, "nr_user_dispatches", U64, "",                            \
 	  "decisions taken in user space (since attach)")                                          \
+	S(TOT, SCXU_CNT_PREEMPT_DISPATCHES, "nr_preempt_dispatches", U64, "",                      \
+	  "of those, short runners that preempted a hog (SCXU_DISPATCH_PREEMPT_SHORT)")            \
 	S(TOT, SCXU_CNT_KERNEL_DISPATCHES, "nr_kernel_dispatches", U64, "",                        \
 	  "decisions taken in BPF: idle CPU on wakeup, per-CPU kthread, last task, "               \
 	  "a CPU a higher class holds")                                                            \

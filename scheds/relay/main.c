@@ -26,7 +26,7 @@
 
 static struct {
 	uint64_t slice_us, slice_us_min;
-	bool percpu_local;
+	bool percpu_local, no_preempt;
 	uint64_t fault_slice_ns; /* -Dfault_injection: every answer's slice */
 } cfg = {
 	.slice_us = 20000,    /* the kernel's default slice, as upstream rustland */
@@ -41,6 +41,8 @@ static struct scxk_opt opts[] = {
 	 "shortest time slice when many tasks wait", .min = 50, .max = 1000000},
 	{"percpu-local", 'l', NULL, SCXK_OPT_FLAG, &cfg.percpu_local,
 	 "keep each task on the CPU it ran on last (no idle-CPU search)"},
+	{"no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
+	 "never let a waking short-running task preempt a CPU hog"},
 #ifdef SCXK_FAULT_INJECTION
 	{"fault-slice-ns", 0, "NS", SCXK_OPT_U64, &cfg.fault_slice_ns,
 	 "TEST BUILD ONLY: answer every task with this slice, however bogus (libscxuser "
@@ -158,7 +160,8 @@ static int relay_schedule(struct scxu *u)
 	while (r->heap.nr < r->heap.cap && scxu_dequeue(u, &t) == 0)
 		take(r, &t);
 
-	waiting = in_dsq + r->heap.nr;
+	/* Besides each task: relay_slice() adds the task itself back. */
+	waiting = in_dsq + r->heap.nr ? in_dsq + r->heap.nr - 1 : 0;
 	while (relay_heap_pop(&r->heap, &it)) {
 		struct scxu_dispatch d = {
 			.pid = it.pid,
@@ -173,6 +176,8 @@ static int relay_schedule(struct scxu *u)
 			d.slice_ns = cfg.fault_slice_ns;
 #endif
 		d.cpu = place(u, r, &it, &idle_left);
+		if (!cfg.no_preempt && (d.cpu == SCXU_CPU_ANY || it.nr_cpus_allowed == 1))
+			d.flags |= SCXU_DISPATCH_PREEMPT_SHORT;
 		err = scxu_dispatch(u, &d);
 		if (err == -EINVAL && d.cpu != SCXU_CPU_ANY) {
 			/* A CPU id the library refuses (hotplug): let BPF place it. */

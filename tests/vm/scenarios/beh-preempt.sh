@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # beh-preempt.sh [NAME...] - a task that wakes up to run briefly preempts
 # a CPU hog instead of waiting for the hog's slice to end (brisk, cadence
-# and balance by default; include/scxkit/preempt.bpf.h has the rule).
+# balance and relay by default; include/scxkit/preempt.bpf.h has the rule).
 #
 # Two busy loops and cyclictest (SCHED_OTHER, 1 ms period, LOOPS wakeups)
 # are pinned to the same CPU, so no idle CPU can take the waking task and
@@ -13,7 +13,7 @@
 . ./lib.sh
 [ -d $SCX ] || skip_all "kernel without sched_ext"
 command -v cyclictest >/dev/null || skip_all "no cyclictest in the guest image"
-scheds=${*:-brisk cadence balance}
+scheds=${*:-brisk cadence balance relay}
 LOOPS=3000
 cpu=$(($(nproc) - 1))
 
@@ -24,6 +24,7 @@ preempts() {
 	brisk) echo $(($(stat_of "$3" preempt) - $(stat_of "$2" preempt))) ;;
 	cadence) echo $(($(stat_of "$3" nr_dl_preempt) + $(stat_of "$3" nr_preempt) -
 		$(stat_of "$2" nr_dl_preempt) - $(stat_of "$2" nr_preempt))) ;;
+	relay) echo $(($(stat_of "$3" nr_preempt_dispatches) - $(stat_of "$2" nr_preempt_dispatches))) ;;
 	balance) echo "$(stat_of "$3" total) $(stat_of "$3" preempt)" |
 		awk '{ printf "%d", $1 * $2 / 100 }' ;;
 	esac
