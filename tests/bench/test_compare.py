@@ -314,8 +314,8 @@ def guest_function(name):
 
 
 def awks():
-    """The host's awk, and busybox's (the guest's) when installed: the
-    guest parses with busybox awk, which reads "000010" as octal unless
+    """The host's awk and grep, and busybox's (the guest's) when installed:
+    the guest parses with busybox awk, which reads "000010" as octal unless
     the parser strips the zeros."""
     import shutil
     out = [[]]
@@ -330,8 +330,9 @@ class GuestParsers(unittest.TestCase):
         import subprocess
         import tempfile
         with tempfile.TemporaryDirectory() as d:
-            if prefix:  # put busybox's awk first in PATH
+            if prefix:  # put busybox's awk and grep first in PATH
                 os.symlink(prefix[0], os.path.join(d, "awk"))
+                os.symlink(prefix[0], os.path.join(d, "grep"))
             env = dict(os.environ, PATH=d + os.pathsep + os.environ["PATH"])
             r = subprocess.run(["sh", "-c", guest_function("to_json") + '\nto_json "$@"',
                                 "sh", fmt, path], capture_output=True, text=True, env=env)
