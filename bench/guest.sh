@@ -69,9 +69,14 @@ to_json() { # FORMAT OUTFILE
 		# that falls among them is only known to be above the last bucket,
 		# and is reported as the maximum. Numbers are zero-padded, which
 		# busybox awk would read as octal: num() strips the zeros. Empty
-		# buckets (nearly all of -h 100000) are dropped by grep first: busybox
-		# awk under TCG takes seconds over 100000 lines.
-		grep -Ev '^[0-9]+([[:space:]]+0+)+$' "$2" |
+		# buckets (nearly all of -h 100000) are dropped first, by a fixed
+		# string: a bucket line is "%06d " and then "%06lu" per thread,
+		# tab-separated, so " 000000" once per thread matches exactly the
+		# lines whose every count is zero. Under TCG busybox takes seconds
+		# over 100000 lines with awk or a grep -E regex, 0.1 s with grep -F.
+		_z=$(grep -m1 '^0* ' "$2" | awk '{ for (i = 2; i <= NF; i++)
+			printf "%s000000", i == 2 ? " " : "\t" }')
+		{ if [ -n "$_z" ]; then grep -vF "$(printf "$_z")" "$2"; else cat "$2"; fi; } |
 		awk 'function num(x) { sub(/^0+/, "", x); return x + 0 }
 			/^[0-9]+[ \t]/ { n = 0; for (i = 2; i <= NF; i++) n += num($i)
 			b = num($1); if (n) { c[b] += n; tot += n }
