@@ -161,7 +161,9 @@ def select_scenarios(defs, names, quick, matrix=False):
     elif quick:
         wanted = list(defs["quick"]["scenarios"])
     else:
-        wanted = known
+        # The matrix's own cells need --matrix or --scenarios: they would
+        # multiply the time of a plain run.
+        wanted = [n for n in known if not defs["scenarios"][n].get("matrix_only")]
     unknown = [n for n in wanted if n not in known]
     if unknown:
         raise BenchError("unknown scenario(s) %s; known: %s"

@@ -398,6 +398,10 @@ class Matrix(unittest.TestCase):
         defs = bench.load_scenarios()
         cells = bench.select_scenarios(defs, None, False, matrix=True)
         self.assertEqual(sorted(cells), sorted(defs["matrix"]["scenarios"]))
+        # A plain run keeps its old scenarios; the matrix's own cells need --matrix.
+        plain = bench.select_scenarios(defs, None, False)
+        self.assertIn("probe-vs-burners", plain)
+        self.assertFalse([n for n in plain if n.startswith(("lat-", "pp-", "hb-", "forkexec"))])
         for name in cells:
             sdef = defs["scenarios"][name]
             self.assertNotIn("template", sdef)
