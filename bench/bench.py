@@ -103,6 +103,34 @@ def load_json(path):
         return json.load(tar.extractfile(member))
 
 
+def _fill(obj, values):
+    """@obj with every "{name}" of @values replaced in its strings; other
+    placeholders ({dur}, {cpus}, ...) are left for expand_cmd()."""
+    if isinstance(obj, str):
+        return re.sub(r"\{(\w+)\}", lambda m: str(values.get(m.group(1), m.group(0))), obj)
+    if isinstance(obj, list):
+        return [_fill(x, values) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _fill(v, values) for k, v in obj.items()}
+    return obj
+
+
+def expand_templates(defs):
+    """Scenarios with "template": NAME are the template of that name (from
+    the top-level "templates") with their "vars" filled in, plus their own
+    keys, which win; so a matrix cell declares only what makes it a cell."""
+    templates = defs.get("templates", {})
+    for name, scen in list(defs["scenarios"].items()):
+        if "template" not in scen:
+            continue
+        if scen["template"] not in templates:
+            raise BenchError("scenario %r: unknown template %r" % (name, scen["template"]))
+        full = _fill(templates[scen["template"]], dict(scen.get("vars", {}), name=name))
+        full.update({k: v for k, v in scen.items() if k not in ("template", "vars")})
+        defs["scenarios"][name] = full
+    return defs
+
+
 def load_scenarios():
     """bench/scenarios.json plus every bench/scenarios.d/*.json (sorted), so a
     scheduler's own scenarios live in their own file; a duplicate name is an
@@ -119,19 +147,23 @@ def load_scenarios():
                     raise BenchError("scenario %r of scenarios.d/%s is already defined"
                                      % (name, fn))
                 defs["scenarios"][name] = scen
-    return defs
+    return expand_templates(defs)
 
 
-def select_scenarios(defs, names, quick):
+def select_scenarios(defs, names, quick, matrix=False):
     """Scenario names to run, in file order.  reqs-capacity is added when a
     scenario's load depends on it, and always runs before it."""
     known = list(defs["scenarios"])
     if names:
         wanted = [n.strip() for n in names.split(",") if n.strip()]
+    elif matrix:
+        wanted = list(defs["matrix"]["scenarios"])
     elif quick:
         wanted = list(defs["quick"]["scenarios"])
     else:
-        wanted = known
+        # The matrix's own cells need --matrix or --scenarios: they would
+        # multiply the time of a plain run.
+        wanted = [n for n in known if not defs["scenarios"][n].get("matrix_only")]
     unknown = [n for n in wanted if n not in known]
     if unknown:
         raise BenchError("unknown scenario(s) %s; known: %s"
@@ -141,11 +173,18 @@ def select_scenarios(defs, names, quick):
     return [n for n in known if n in wanted]
 
 
+# Comparison schedulers that are not built from this tree: config name ->
+# the script that builds the binary (it prints its path); the guest image
+# takes the binary from there (tests/vm/mkinitramfs).
+EXTERNAL_SCHEDS = {"scx_simple": "tools/get-scx-simple"}
+
+
 def parse_sched_configs(text):
     """--scheds value -> list of configs, 'default' first and only once.
 
     A config is "name" or "name:flags"; name "default" is the kernel's own
-    scheduler (EEVDF), anything else runs build/scx_<name> FLAGS.
+    scheduler (EEVDF), a name of EXTERNAL_SCHEDS runs that binary (the
+    kernel's scx_simple), anything else runs build/scx_<name> FLAGS.
     """
     configs = [{"config": "default", "name": "default", "flags": "", "binary": None}]
     for item in (text or "").split(","):
@@ -158,7 +197,8 @@ def parse_sched_configs(text):
         if any(c["config"] == item for c in configs):
             continue
         configs.append({"config": item, "name": name, "flags": flags.strip(),
-                        "binary": "scx_" + name})
+                        "binary": name if name in EXTERNAL_SCHEDS else "scx_" + name,
+                        "external": EXTERNAL_SCHEDS.get(name)})
     return configs
 
 
@@ -167,17 +207,20 @@ def scenario_workloads(sdef, quick):
         else sdef["workloads"]
 
 
-def scenario_duration(sdef, quick, defs, override):
-    """Foreground duration in seconds; 0 for fixed-work scenarios."""
+def scenario_duration(sdef, quick, defs, override, matrix=False):
+    """Foreground duration in seconds; 0 for fixed-work scenarios.  The
+    matrix has its own short durations (many cells, several schedulers)."""
     if sdef["duration_s"] == 0:
         return 0
     if override:
         return override
+    if matrix:
+        return defs["matrix"]["quick_duration_s" if quick else "duration_s"]
     return defs["quick"]["duration_s"] if quick else sdef["duration_s"]
 
 
 def expand_cmd(cmd, dur, warmup, cpus):
-    return cmd.format(dur=dur, bgdur=dur + 2 * warmup, cpus=cpus, cpus2=2 * cpus)
+    return cmd.format(dur=dur, bgdur=dur + 2 * warmup, cpus=cpus, cpus2=2 * cpus, cpus4=4 * cpus)
 
 
 def sched_cmd(cfg):
@@ -191,13 +234,16 @@ def done_key(scenario, run, config):
 
 
 def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, interleave=None,
-               done=()):
+               done=(), matrix=False):
     """Shell header of the guest script: variables and bench_plan().
 
     With interleave (a list of configs), one boot runs every config: each
     run of a scenario goes through the configs in turn, in reverse order
     on every other round, so that a drift of the host's speed during the
     boot falls on all of them alike instead of on whichever booted later.
+    With matrix too, a round attaches each config once and runs that round
+    of every scenario under it (bench_matrix in guest.sh): one scheduler
+    load per config and round instead of one per run.
     """
     q = shlex.quote
     lines = ["BENCH_SCHED=%s" % q(cfg["config"]),
@@ -210,10 +256,11 @@ def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, inte
     lines.append("BENCH_DONE=%s" % q("|" + "".join(k + "|" for k in done)))
     lines += ["BENCH_RUNS=%d" % runs,
              "BENCH_CAPACITY=%s" % ("" if capacity is None else "%.0f" % capacity),
-             "bench_plan() {"]
+             "BENCH_SCENARIO_NAMES=%s" % q(" ".join(scenarios)),
+             "bench_scenarios() {" if matrix else "bench_plan() {"]
     for name in scenarios:
         sdef = defs["scenarios"][name]
-        dur = scenario_duration(sdef, quick, defs, override)
+        dur = scenario_duration(sdef, quick, defs, override, matrix)
         warm = sdef.get("warmup_s", 0)
         wls = ["%s %s %s %s" % (w["label"], w["role"], w["format"],
                                 expand_cmd(w["cmd"], dur, warm, cpus))
@@ -221,6 +268,8 @@ def guest_plan(cfg, scenarios, defs, runs, cpus, quick, override, capacity, inte
         lines.append("\tbench_scenario %s %s %s %s" % (
             q(name), warm, sdef.get("offered_load_pct", 0), " ".join(q(w) for w in wls)))
     lines.append("}")
+    if matrix:
+        lines.append("bench_plan() { bench_matrix; }")
     return "\n".join(lines) + "\n"
 
 
@@ -363,13 +412,20 @@ def aggregate(runs, sdef):
             hists[hname] = {p: median([h[p] for h in hs]) for p in PERCENTILES + ["max_us"]}
     bpf = {}
     for prog in sorted({p for r in runs for p in r["bpf"]}):
-        rs = [r["bpf"][prog] for r in runs if prog in r["bpf"]]
-        avgs = [x["avg_ns"] for x in rs if x["avg_ns"] is not None]
-        bpf[prog] = {"run_cnt": summarize([x["run_cnt"] for x in rs]),
-                     "avg_ns": summarize(avgs) if avgs else None}
-    return {"metrics": metrics, "histograms": hists,
-            "overhead": {"user_cpu_ms": summarize([r["user_cpu_ms"] for r in runs]),
-                         "bpf": bpf}}
+        rs = [(r["bpf"][prog], r["wall_s"]) for r in runs if prog in r["bpf"]]
+        avgs = [x["avg_ns"] for x, _ in rs if x["avg_ns"] is not None]
+        bpf[prog] = {"run_cnt": summarize([x["run_cnt"] for x, _ in rs]),
+                     "avg_ns": summarize(avgs) if avgs else None,
+                     "calls_per_s": summarize([x["run_cnt"] / max(w, 1e-3) for x, w in rs])}
+    overhead = {"user_cpu_ms": summarize([r["user_cpu_ms"] for r in runs]), "bpf": bpf,
+                "bpf_ns_per_s": summarize([bpf_ns_per_s(r) for r in runs])}
+    return {"metrics": metrics, "histograms": hists, "overhead": overhead}
+
+
+def bpf_ns_per_s(run):
+    """ns spent in all the scheduler's BPF callbacks per second of wall time
+    of one run: the CPU cost of the policy itself (0 for default)."""
+    return sum(p["run_time_ns"] for p in run["bpf"].values()) / max(run["wall_s"], 1e-3)
 
 
 def sched_entry(cfg, lines, defs, scenarios, wall_s):

@@ -12,7 +12,9 @@
 #   BENCH_RUNS       repetitions of every scenario
 #   BENCH_CAPACITY   closed-loop req/s that offered_load_pct refers to; empty
 #                    means "use the median of this boot's reqs-capacity runs"
-#   bench_plan()     calls bench_scenario once per scenario, in order
+#   bench_plan()     calls bench_scenario once per scenario, in order, or
+#                    bench_matrix (--matrix), which calls bench_scenarios
+#   BENCH_SCENARIO_NAMES  the scenarios of the plan (--matrix), for round_done
 # Every measured run prints one line "SCXK-BENCH <json>"; the first failure
 # prints "SCXK-BENCH-FAIL <why>" and ends the VM with status 1, because a
 # result from an ejected scheduler or a crashed workload must not look like a
@@ -52,12 +54,50 @@ to_json() { # FORMAT OUTFILE
 	json) tr -d '\n' <"$2" | grep -q '^{.*}$' && tr -d '\n' <"$2" ;;
 	hackbench) awk '/^Time:/ { t = $2 } END { if (t == "") exit 1
 		printf "{\"workload\":\"hackbench\",\"results\":{\"time_s\":%s}}", t }' "$2" ;;
-	stress-ng) # "stress-ng: metrc: [pid] cpu  945  2.00 ..." (older: "info:")
+	stress-ng) # "stress-ng: metrc: [pid] cpu  945  2.00  usr sys  ops/s(real) ops/s(cpu)"
+		# (older: "info:")
 		awk '$1 == "stress-ng:" && ($2 == "metrc:" || $2 == "info:") &&
 			$4 ~ /^[a-z][a-z0-9-]*$/ && $5 ~ /^[0-9]+$/ {
-			gsub("-", "_", $4); r = r (r == "" ? "" : ",") "\"" $4 "_ops\":" $5 }
+			gsub("-", "_", $4); r = r (r == "" ? "" : ",") "\"" $4 "_ops\":" $5
+			# bogo ops/s over real time, when the line has it
+			if ($9 ~ /^[0-9.]+$/) r = r ",\"" $4 "_ops_per_s\":" $9 }
 			END { if (r == "") exit 1
 			printf "{\"workload\":\"stress-ng\",\"results\":{%s}}", r }' "$2" ;;
+	cyclictest) # -h BUCKETS -q: "NNNNNN count..." per 1-us bucket (a column per
+		# thread), then "# Min/Avg/Max Latencies:" and "# Histogram Overflows:"
+		# (one number per thread). Percentiles count the overflows too; one
+		# that falls among them is only known to be above the last bucket,
+		# and is reported as the maximum. Numbers are zero-padded, which
+		# busybox awk would read as octal: num() strips the zeros. Empty
+		# buckets (nearly all of -h 100000) are dropped first, by a fixed
+		# string: a bucket line is "%06d " and then "%06lu" per thread,
+		# tab-separated, so " 000000" once per thread matches exactly the
+		# lines whose every count is zero. Under TCG busybox takes seconds
+		# over 100000 lines with awk or a grep -E regex, 0.1 s with grep -F.
+		_z=$(grep -m1 '^0* ' "$2" | awk '{ for (i = 2; i <= NF; i++)
+			printf "%s000000", i == 2 ? " " : "\t" }')
+		{ if [ -n "$_z" ]; then grep -vF "$(printf "$_z")" "$2"; else cat "$2"; fi; } |
+		awk 'function num(x) { sub(/^0+/, "", x); return x + 0 }
+			/^[0-9]+[ \t]/ { n = 0; for (i = 2; i <= NF; i++) n += num($i)
+			b = num($1); if (n) { c[b] += n; tot += n }
+			if (b > top) top = b; next }
+			/^# Histogram Overflows:/ { for (i = 4; i <= NF; i++) ovf += num($i) }
+			/^# Min Latencies:/ { for (i = 4; i <= NF; i++) if (mn == "" || num($i) < mn) mn = num($i) }
+			/^# Max Latencies:/ { for (i = 4; i <= NF; i++) if (num($i) > mx) mx = num($i); seen = 1 }
+			/^# Avg Latencies:/ { for (i = 4; i <= NF; i++) { av += num($i); na++ } }
+			END { if (!seen || tot + ovf == 0) exit 1
+			# One pass over the buckets for the four percentiles.
+			split("50 90 99 99.9", p, " ")
+			for (j = 1; j <= 4; j++) v[j] = mx
+			j = 1; cum = 0
+			for (k = 0; k <= top && j <= 4; k++) {
+				cum += c[k]
+				while (j <= 4 && cum > 0 && cum >= p[j] * (tot + ovf) / 100) v[j++] = k
+			}
+			printf "{\"workload\":\"cyclictest\",\"results\":{\"samples\":%d,\"overflows\":%d,", tot + ovf, ovf
+			printf "\"latency\":{\"count\":%d,\"min_us\":%d,\"mean_us\":%.1f,", tot + ovf, mn, av / na
+			printf "\"p50_us\":%d,\"p90_us\":%d,\"p99_us\":%d,\"p99_9_us\":%d,\"max_us\":%d}}}", \
+				v[1], v[2], v[3], v[4], mx }' ;;
 	*) return 1 ;;
 	esac
 }
@@ -101,16 +141,42 @@ finish_workloads() { # SCENARIO RUN WL...
 	done
 }
 
+# Attach the current config's scheduler (none for "default").
+sched_attach() { # SCENARIO RUN
+	BENCH_OPS=
+	if [ -n "$BENCH_SCHED_CMD" ]; then
+		start_sched $BENCH_SCHED_CMD || bench_fail "$1" "$2" "scheduler did not attach"
+		state_is enabled || bench_fail "$1" "$2" "scheduler not enabled after start"
+		BENCH_OPS=$(ops)
+	else
+		state_is enabled && bench_fail "$1" "$2" "a sched_ext scheduler is attached under 'default'"
+	fi
+	return 0
+}
+
+sched_check() { # SCENARIO RUN
+	[ -z "$BENCH_SCHED_CMD" ] || sched_alive ||
+		bench_fail "$1" "$2" "scheduler ejected or exited during the run (state $(state))"
+}
+
+sched_detach() { # SCENARIO RUN
+	[ -n "$BENCH_SCHED_CMD" ] || return 0
+	sched_check "$1" "$2"
+	# Not $(stop_sched): its wait must run in this shell, the parent.
+	# lib.sh returns the status in SCHED_RC (older versions echoed it).
+	SCHED_RC=
+	stop_sched INT >$B/stop.out
+	_st=${SCHED_RC:-$(cat $B/stop.out)}
+	[ "$_st" = 0 ] || bench_fail "$1" "$2" "scheduler exited with status $_st on SIGINT"
+	wait_for 10 state_is disabled || bench_fail "$1" "$2" "kernel still has a scheduler after stop"
+}
+
+# One measured run. The scheduler is attached for this run alone, unless
+# the matrix loop attached it for a whole round (BENCH_ATTACHED).
 bench_run() { # SCENARIO RUN WARMUP WL...
 	_sc=$1 _run=$2 _warmup=$3; shift 3
-	_ops=
-	if [ -n "$BENCH_SCHED_CMD" ]; then
-		start_sched $BENCH_SCHED_CMD || bench_fail "$_sc" "$_run" "scheduler did not attach"
-		state_is enabled || bench_fail "$_sc" "$_run" "scheduler not enabled after start"
-		_ops=$(ops)
-	else
-		state_is enabled && bench_fail "$_sc" "$_run" "a sched_ext scheduler is attached under 'default'"
-	fi
+	[ -n "$BENCH_ATTACHED" ] || sched_attach "$_sc" "$_run"
+	_ops=$BENCH_OPS
 	sysctl -qw kernel.bpf_stats_enabled=1 >/dev/null 2>&1 ||
 		bench_fail "$_sc" "$_run" "cannot enable kernel.bpf_stats_enabled"
 
@@ -123,15 +189,10 @@ bench_run() { # SCENARIO RUN WARMUP WL...
 	bpftool prog show -j >$B/bpf1.json 2>/dev/null || echo '[]' >$B/bpf1.json
 	_cpu1=0; [ -n "$SCHED_PID" ] && _cpu1=$(cpu_ticks "$SCHED_PID")
 
-	if [ -n "$BENCH_SCHED_CMD" ]; then
-		sched_alive || bench_fail "$_sc" "$_run" "scheduler ejected or exited during the run (state $(state))"
-		# Not $(stop_sched): its wait must run in this shell, the parent.
-		# lib.sh returns the status in SCHED_RC (older versions echoed it).
-		SCHED_RC=
-		stop_sched INT >$B/stop.out
-		_st=${SCHED_RC:-$(cat $B/stop.out)}
-		[ "$_st" = 0 ] || bench_fail "$_sc" "$_run" "scheduler exited with status $_st on SIGINT"
-		wait_for 10 state_is disabled || bench_fail "$_sc" "$_run" "kernel still has a scheduler after stop"
+	if [ -n "$BENCH_ATTACHED" ]; then
+		sched_check "$_sc" "$_run"
+	else
+		sched_detach "$_sc" "$_run"
 	fi
 	emit_result "$_sc" "$_run" "$_ops" "$_t0" "$_t1" "$_cpu0" "$_cpu1" "$@"
 }
@@ -170,6 +231,10 @@ bench_scenario() {
 		RPS=$(awk -v c="$_cap" -v p="$_pct" 'BEGIN { printf "%.0f", c * p / 100 }')
 	fi
 	export RPS
+	if [ -n "$BENCH_ROUND" ]; then
+		bench_one "$_name" "$BENCH_ROUND" "$_warm" "$@"
+		return 0
+	fi
 	_i=1
 	while [ $_i -le "$BENCH_RUNS" ]; do
 		if [ "$BENCH_NCFG" -gt 0 ]; then
@@ -189,9 +254,46 @@ bench_scenario() {
 	done
 }
 
+# Matrix (bench/run --matrix): every config is attached once per round and
+# runs that round of every scenario (bench_scenarios) before the next config
+# is attached; the order of the configs is reversed every other round (ABBA).
+# Loading and verifying a scheduler under TCG costs more than a short run.
+bench_matrix() {
+	_mi=1
+	while [ $_mi -le "$BENCH_RUNS" ]; do
+		_mk=1
+		while [ $_mk -le "$BENCH_NCFG" ]; do
+			_mc=$_mk
+			[ $((_mi % 2)) = 0 ] && _mc=$((BENCH_NCFG + 1 - _mk))
+			bench_cfg_$_mc
+			if ! round_done $_mi; then
+				_ma=$(now)
+				sched_attach matrix $_mi
+				diag "$BENCH_SCHED: matrix round $_mi/$BENCH_RUNS (attached in $(awk -v a="$_ma" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s, uptime $(now) s)"
+				BENCH_ATTACHED=1 BENCH_ROUND=$_mi
+				bench_scenarios
+				BENCH_ATTACHED= BENCH_ROUND=
+				_ma=$(now)
+				sched_detach matrix $_mi
+				[ -z "$BENCH_SCHED_CMD" ] || diag "$BENCH_SCHED: detached in $(awk -v a="$_ma" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
+			fi
+			_mk=$((_mk + 1))
+		done
+		_mi=$((_mi + 1))
+	done
+}
+
+# Did an earlier boot finish run ROUND of every scenario for this config?
+round_done() { # ROUND
+	for _n in $BENCH_SCENARIO_NAMES; do
+		case "$BENCH_DONE" in *"|$_n:$1:$BENCH_SCHED|"*) ;; *) return 1 ;; esac
+	done
+	return 0
+}
+
 bench_one() { # SCENARIO RUN WARMUP WL...
 	case "$BENCH_DONE" in *"|$1:$2:$BENCH_SCHED|"*) return 0 ;; esac
-	diag "$BENCH_SCHED: $1 run $2/$BENCH_RUNS${RPS:+ at $RPS req/s}"
+	diag "$BENCH_SCHED: $1 run $2/$BENCH_RUNS${RPS:+ at $RPS req/s} (uptime $(now) s)"
 	bench_run "$@"
 	# The closed-loop rate of the default scheduler calibrates reqs-50/100
 	# of this boot.
@@ -209,6 +311,8 @@ nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 printf 'SCXK-BENCH-SETUP {"kernel":"%s","nproc":%s,"numa_nodes":%s,"sched_ext":%s}\n' \
 	"$(uname -r)" "$(nproc)" "$nodes" "$([ -d $SCX ] && echo true || echo false)"
 [ -d $SCX ] || { echo "SCXK-BENCH-FAIL kernel without sched_ext"; exit 1; }
+# Loopback, for the tcp ping-pong (the VM has no other interface).
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || true
 bench_plan
 echo "SCXK-BENCH-DONE"
 exit 0

@@ -16,6 +16,11 @@
  * jain_feasible therefore compares each burner's work with its feasible
  * share: weighted shares of the CPUs, capped at one CPU, the excess
  * redistributed over the others by weight (water-filling).
+ *
+ * With --sleep-ms, every burner runs --run-ms of wall time, then sleeps
+ * --sleep-ms, like a compiler job that blocks on I/O now and then: such a
+ * hog keeps the wakeup path busy, where a pure spinner never wakes up.
+ * The fairness indices then compare work under that duty cycle.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +36,8 @@
 #define PROG "scxk-burn"
 
 #define DEF_NICE_LIST "0"
+#define DEF_RUN_MS    5
+#define MAX_PHASE_MS  10000
 #define MAX_BURNERS   4096
 #define NICE_MIN      (-20)
 #define NICE_MAX      19
@@ -67,6 +74,8 @@ struct burner {
 } __attribute__((aligned(64))); /* own cache line: no false sharing */
 
 static pthread_barrier_t start_barrier;
+/* Duty cycle of every burner (--run-ms/--sleep-ms); sleep 0 = spin only. */
+static uint64_t run_ns, sleep_ns;
 
 static unsigned int weight_of(int nice)
 {
@@ -111,18 +120,27 @@ static void *burner_fn(void *arg)
 	uint64_t x = (uint64_t)(uintptr_t)b | 1, units = 0;
 	unsigned int i;
 
+	uint64_t phase_end;
+
 	/* setpriority() on a thread id sets that thread's nice on Linux */
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), b->nice))
 		b->err = errno;
 	pthread_barrier_wait(&start_barrier);
 	if (b->err)
 		return NULL;
+	phase_end = sleep_ns ? wl_now_ns() + run_ns : 0;
+
 	while (!atomic_load_explicit(&wl_stop, memory_order_relaxed)) {
 		for (i = 0; i < UNIT_ITERS; i++) {
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			x ^= x >> 29;
 		}
 		units++;
+		/* A clock read every 16 units: a few % of a unit under TCG. */
+		if (phase_end && !(units & 15) && wl_now_ns() >= phase_end) {
+			wl_sleep_until_ns(wl_now_ns() + sleep_ns);
+			phase_end = wl_now_ns() + run_ns;
+		}
 	}
 	wl_consume(x);
 	b->units = units;
@@ -171,9 +189,14 @@ static void usage(FILE *f)
 		"  -n, --count N          burner threads (default: online CPUs, here %u)\n"
 		"      --nice LIST        comma-separated nice values in [%d, %d],\n"
 		"                         applied round-robin (default \"%s\")\n"
+		"      --run-ms MS        with --sleep-ms: run this long between sleeps\n"
+		"                         (default %d)\n"
+		"      --sleep-ms MS      sleep this long after every --run-ms of work\n"
+		"                         (default 0: never sleep)\n"
 		"  -d, --duration SEC     run time, fractions allowed (default %g)\n"
 		"  -h, --help             show this help\n",
-		wl_online_cpus(), NICE_MIN, NICE_MAX, DEF_NICE_LIST, WL_DEFAULT_DURATION_S);
+		wl_online_cpus(), NICE_MIN, NICE_MAX, DEF_NICE_LIST, DEF_RUN_MS,
+		WL_DEFAULT_DURATION_S);
 }
 
 int main(int argc, char **argv)
@@ -182,9 +205,12 @@ int main(int argc, char **argv)
 		{"count", required_argument, NULL, 'n'},
 		{"nice", required_argument, NULL, 'N'},
 		{"duration", required_argument, NULL, 'd'},
+		{"run-ms", required_argument, NULL, 'R'},
+		{"sleep-ms", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	uint64_t run_ms = DEF_RUN_MS, sleep_ms = 0;
 	static int nices[MAX_BURNERS];
 	const char *nice_arg = DEF_NICE_LIST;
 	double duration_s = WL_DEFAULT_DURATION_S, *norm, *share, jw, jf, el_s;
@@ -208,6 +234,12 @@ int main(int argc, char **argv)
 		case 'd':
 			err |= wl_parse_duration(PROG, optarg, &duration_s);
 			break;
+		case 'R':
+			err |= wl_parse_u64(PROG, "--run-ms", optarg, 1, MAX_PHASE_MS, &run_ms);
+			break;
+		case 'S':
+			err |= wl_parse_u64(PROG, "--sleep-ms", optarg, 0, MAX_PHASE_MS, &sleep_ms);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -218,6 +250,8 @@ int main(int argc, char **argv)
 	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
 	if (parse_nice_list(nice_arg, nices, &nnice))
 		return WL_EXIT_USAGE; /* not reached: the default parses */
+	run_ns = run_ms * 1000000ULL;
+	sleep_ns = sleep_ms * 1000000ULL;
 
 	b = aligned_alloc(64, count * sizeof(*b));
 	norm = calloc(count, sizeof(*norm));
@@ -268,8 +302,10 @@ int main(int argc, char **argv)
 	printf("{\"workload\":\"burn\",\"params\":{\"count\":%llu,\"nice\":",
 	       (unsigned long long)count);
 	wl_json_str(stdout, nice_arg);
-	printf(",\"duration_s\":%g,\"online_cpus\":%u,\"unit_iters\":%d},", duration_s,
-	       wl_online_cpus(), UNIT_ITERS);
+	printf(",\"duration_s\":%g,\"online_cpus\":%u,\"unit_iters\":%d,\"run_ms\":%llu,"
+	       "\"sleep_ms\":%llu},",
+	       duration_s, wl_online_cpus(), UNIT_ITERS, (unsigned long long)run_ms,
+	       (unsigned long long)sleep_ms);
 	printf("\"results\":{\"elapsed_us\":%.3f,\"burners\":[", (double)elapsed / WL_NS_PER_US);
 	for (i = 0; i < count; i++)
 		printf("%s{\"nice\":%d,\"weight\":%u,\"feasible_cpus\":%.6f,\"units\":%llu,"

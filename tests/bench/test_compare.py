@@ -300,6 +300,181 @@ def make_doc(p99_by_sched):
     }
 
 
+GUEST = os.path.join(TOP, "bench", "guest.sh")
+FIXTURES = os.path.join(TOP, "tests", "bench", "fixtures")
+
+
+def guest_function(name):
+    """The text of one shell function of bench/guest.sh."""
+    import re
+    with open(GUEST) as f:
+        m = re.search(r"^(%s\(\) \{.*?^\})\n" % re.escape(name), f.read(), re.M | re.S)
+    assert m, "no %s() in guest.sh" % name
+    return m.group(1)
+
+
+def awks():
+    """The host's awk and grep, and busybox's (the guest's) when installed:
+    the guest parses with busybox awk, which reads "000010" as octal unless
+    the parser strips the zeros."""
+    import shutil
+    out = [[]]
+    bb = shutil.which("busybox")
+    if bb:
+        out.append([bb])
+    return out
+
+
+class GuestParsers(unittest.TestCase):
+    def to_json(self, fmt, path, prefix):
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            if prefix:  # put busybox's awk and grep first in PATH
+                os.symlink(prefix[0], os.path.join(d, "awk"))
+                os.symlink(prefix[0], os.path.join(d, "grep"))
+            env = dict(os.environ, PATH=d + os.pathsep + os.environ["PATH"])
+            r = subprocess.run(["sh", "-c", guest_function("to_json") + '\nto_json "$@"',
+                                "sh", fmt, path], capture_output=True, text=True, env=env)
+        return r.returncode, r.stdout
+
+    def test_cyclictest_histogram(self):
+        """Two threads' columns summed (bucket 9 has a count in thread 1
+        only: the empty-bucket filter must keep it), zero-padded numbers,
+        overflows counted in the percentiles (p99.9 falls among them:
+        reported as the max)."""
+        want = {"workload": "cyclictest", "results": {
+            "samples": 101, "overflows": 1,
+            "latency": {"count": 101, "min_us": 3, "mean_us": 7.5, "p50_us": 5, "p90_us": 8,
+                        "p99_us": 9, "p99_9_us": 250, "max_us": 250}}}
+        for prefix in awks():
+            rc, out = self.to_json("cyclictest", os.path.join(FIXTURES, "cyclictest-h10-t2.txt"),
+                                   prefix)
+            self.assertEqual(rc, 0, prefix)
+            self.assertEqual(json.loads(out), want, prefix or "host awk")
+
+    def test_cyclictest_without_summary_fails(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+            f.write("cyclictest: invalid option -- 'n'\n")
+            f.flush()
+            for prefix in awks():
+                rc, out = self.to_json("cyclictest", f.name, prefix)
+                self.assertNotEqual(rc, 0)
+
+    def test_stress_ng_rate(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+            f.write("stress-ng: metrc: [1] stressor       bogo ops real time  usr time  sys time"
+                    "   bogo ops/s     bogo ops/s\n"
+                    "stress-ng: metrc: [1]                           (secs)    (secs)    (secs)"
+                    "   (real time) (usr+sys time)\n"
+                    "stress-ng: metrc: [1] fork               4811      2.00      0.89      0.79"
+                    "      2405.42        2867.42\n"
+                    "stress-ng: metrc: [1] exec                 96      2.01      0.10      0.50"
+                    "        47.76         160.00\n")
+            f.flush()
+            rc, out = self.to_json("stress-ng", f.name, [])
+        self.assertEqual(rc, 0)
+        self.assertEqual(json.loads(out)["results"], {
+            "fork_ops": 4811, "fork_ops_per_s": 2405.42, "exec_ops": 96, "exec_ops_per_s": 47.76})
+
+
+class Matrix(unittest.TestCase):
+    def test_templates_fill_vars_and_keep_placeholders(self):
+        defs = {"templates": {"t": {"description": "period {p} on {name}", "duration_s": 8,
+                                    "workloads": [{"cmd": "x -i {p} -n {cpus2} -d {dur}"}]}},
+                "scenarios": {"c1": {"template": "t", "vars": {"p": 1000}, "duration_s": 3},
+                              "plain": {"description": "as is {p}"}}}
+        got = bench.expand_templates(copy.deepcopy(defs))["scenarios"]
+        self.assertEqual(got["c1"], {"description": "period 1000 on c1", "duration_s": 3,
+                                     "workloads": [{"cmd": "x -i 1000 -n {cpus2} -d {dur}"}]})
+        self.assertEqual(got["plain"], {"description": "as is {p}"})
+        defs["scenarios"]["c1"]["template"] = "nope"
+        with self.assertRaises(bench.BenchError):
+            bench.expand_templates(defs)
+
+    def test_matrix_cells_are_complete(self):
+        defs = bench.load_scenarios()
+        cells = bench.select_scenarios(defs, None, False, matrix=True)
+        self.assertEqual(sorted(cells), sorted(defs["matrix"]["scenarios"]))
+        # A plain run keeps its old scenarios; the matrix's own cells need --matrix.
+        plain = bench.select_scenarios(defs, None, False)
+        self.assertIn("probe-vs-burners", plain)
+        self.assertFalse([n for n in plain if n.startswith(("lat-", "pp-", "hb-", "forkexec"))])
+        for name in cells:
+            sdef = defs["scenarios"][name]
+            self.assertNotIn("template", sdef)
+            for w in sdef["workloads"] + sdef.get("quick_workloads", []):
+                # Only expand_cmd's placeholders may be left.
+                bench.expand_cmd(w["cmd"], 6, 1, 2)
+            for m in sdef["metrics"].values():
+                self.assertIn(m["from"], [w["label"] for w in sdef["workloads"]], name)
+        self.assertEqual(bench.scenario_duration(defs["scenarios"]["lat-1ms-2n"], False, defs,
+                                                 None, True), defs["matrix"]["duration_s"])
+        self.assertEqual(bench.scenario_duration(defs["scenarios"]["lat-1ms-2n"], True, defs,
+                                                 None, True), defs["matrix"]["quick_duration_s"])
+        self.assertIn("4*cpus", defs["scenarios"]["lat-1ms-4n"]["description"])
+        self.assertIn("-n 8 ", bench.expand_cmd(
+            defs["scenarios"]["lat-1ms-4n"]["workloads"][0]["cmd"], 6, 1, 2))
+
+    def matrix_loop(self, plan):
+        """guest.sh's matrix loop with attach, detach and the run stubbed."""
+        import subprocess
+        funcs = "\n".join(guest_function(f) for f in
+                          ("bench_matrix", "round_done", "bench_scenario", "bench_one"))
+        script = plan + funcs + """
+
+diag() { :; }
+sched_attach() { echo "attach $BENCH_SCHED"; }
+sched_detach() { echo "detach $BENCH_SCHED"; }
+bench_run() { echo "run $BENCH_SCHED $1 $2 attached=$BENCH_ATTACHED"; }
+bench_plan
+"""
+        out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True)
+        return out.stdout.splitlines()
+
+    def test_matrix_attaches_once_per_round_abba(self):
+        defs = bench.load_scenarios()
+        cfgs = bench.parse_sched_configs("brisk,scx_simple")
+        scen = ["pp-pipe", "hb-pipe-g2"]
+        plan = bench.guest_plan(cfgs[0], scen, defs, 2, 2, True, None, None, cfgs, (), True)
+        got = self.matrix_loop(plan)
+        want = []
+        for rnd, order in ((1, ["default", "brisk", "scx_simple"]),
+                           (2, ["scx_simple", "brisk", "default"])):
+            for c in order:
+                want += ["attach " + c] + ["run %s %s %d attached=1" % (c, s, rnd) for s in scen] \
+                    + ["detach " + c]
+        self.assertEqual(got, want)
+        # A round an earlier boot finished is not attached again.
+        done = [bench.done_key(s, 1, "brisk") for s in scen] + \
+            [bench.done_key("pp-pipe", 2, "default")]
+        plan = bench.guest_plan(cfgs[0], scen, defs, 2, 2, True, None, None, cfgs, done, True)
+        got = self.matrix_loop(plan)
+        self.assertNotIn("attach brisk", got[:8])
+        self.assertEqual(got.count("attach brisk"), 1)
+        self.assertIn("run default hb-pipe-g2 2 attached=1", got)
+        self.assertNotIn("run default pp-pipe 2 attached=1", got)
+
+    def test_scx_simple_is_external(self):
+        cfg = bench.parse_sched_configs("scx_simple")[1]
+        self.assertEqual(cfg["binary"], "scx_simple")
+        self.assertTrue(os.access(os.path.join(TOP, cfg["external"]), os.X_OK))
+
+    def test_bpf_ns_per_s(self):
+        run = {"wall_s": 2.0, "bpf": {"a_enqueue": {"run_cnt": 10, "run_time_ns": 3000,
+                                                    "avg_ns": 300.0},
+                                      "a_dispatch": {"run_cnt": 0, "run_time_ns": 1000,
+                                                     "avg_ns": None}}}
+        self.assertEqual(bench.bpf_ns_per_s(run), 2000.0)
+        sdef = {"metrics": {}}
+        runs = [dict(run, run=1, metrics={}, histograms={}, user_cpu_ms=0.0)]
+        o = bench.aggregate(runs, sdef)["overhead"]
+        self.assertEqual(o["bpf_ns_per_s"]["median"], 2000.0)
+        self.assertEqual(o["bpf"]["a_enqueue"]["calls_per_s"]["median"], 5.0)
+
+
 if __name__ == "__main__":
     json.dumps(make_doc({"default": 1.0}))  # the fixture itself must be JSON
     unittest.main(verbosity=2)
