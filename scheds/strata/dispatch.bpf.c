@@ -36,20 +36,29 @@ __hidden bool consume_layer(u32 l, u32 llc)
 /*
  * Layers that share CPUs (Open, Grouped spilling, Confined without CPUs):
  * preempting layers first, then the one that had least CPU for its weight.
+ * A layer's clock is first floored to one slice behind lvtime_now, so time
+ * it spent idle is not owed to it (strata_lvtime_floor()).
  */
 __hidden bool consume_shared(u32 llc, u32 skip)
 {
 	u32 i, best = STRATA_MAX_LAYERS, n = min(nr_layers, STRATA_MAX_LAYERS);
-	u64 best_v = ~0ULL;
+	u64 best_v = ~0ULL, min_v = ~0ULL, lv_now = READ_ONCE(lvtime_now);
 	bool best_pre = false;
 
 	bpf_for (i, 0, n) {
-		bool pre = layers[LAYER_IDX(i)].preempt;
-		u64 v = layer_lvtime[LAYER_IDX(i)];
+		const volatile struct strata_layer_bpf *ly = &layers[LAYER_IDX(i)];
+		bool pre = ly->preempt;
+		u64 v;
 
 		if (i == skip || eff_kind(i) == STRATA_CONFINED ||
 		    !scx_bpf_dsq_nr_queued(STRATA_DSQ_LAYER(i, llc)))
 			continue;
+		/* Racy against stopping() on other CPUs: an error lasts one slice. */
+		v = strata_lvtime_floor(layer_lvtime[LAYER_IDX(i)], lv_now,
+					strata_layer_charge(layer_slice(i), ly->weight));
+		layer_lvtime[LAYER_IDX(i)] = v;
+		if (v < min_v)
+			min_v = v;
 		if (best == STRATA_MAX_LAYERS || (pre && !best_pre) ||
 		    (pre == best_pre && v < best_v)) {
 			best = i;
@@ -57,6 +66,9 @@ __hidden bool consume_shared(u32 llc, u32 skip)
 			best_pre = pre;
 		}
 	}
+	/* The clock only moves forward, to the laggard of the layers that wait. */
+	if (best < STRATA_MAX_LAYERS && scxk_time_before(lv_now, min_v))
+		WRITE_ONCE(lvtime_now, min_v);
 	if (best < STRATA_MAX_LAYERS && consume(STRATA_DSQ_LAYER(best, llc), best, llc))
 		return true;
 	/* Nothing here: other LLCs' queues rather than idling. */
