@@ -61,15 +61,16 @@ static inline u64 strata_vtime_clamp(u64 vtime, u64 layer_now, u64 max_credit, u
 
 /*
  * A layer's clock when it competes for shared CPUs: at most @max_credit
- * behind @lv_now, the clock of the layers served lately. Without the
- * floor, a layer that sat idle (or ran a few kthreads) while another ran
- * for minutes comes back minutes behind, and its queue is served before
- * every other shared layer's until it has caught up: two busy tasks in it
- * starved the other layer's tasks past the watchdog (issue 22).
+ * behind @lv_max, the clock of the furthest layer it competes with.
+ * Without the floor, a layer that sat idle (or ran a few kthreads) while
+ * another ran for minutes comes back minutes behind, and its queue is
+ * served before every other shared layer's until it has caught up: two
+ * busy tasks in it starved the other layer's tasks past the watchdog
+ * (issue 22).
  */
-static inline u64 strata_lvtime_floor(u64 lvtime, u64 lv_now, u64 max_credit)
+static inline u64 strata_lvtime_floor(u64 lvtime, u64 lv_max, u64 max_credit)
 {
-	return scxk_vtime_floor(lvtime, lv_now, max_credit);
+	return scxk_vtime_floor(lvtime, lv_max, max_credit);
 }
 
 /* Layer-vtime advance for @ran_ns of CPU time: heavier layers advance slower. */

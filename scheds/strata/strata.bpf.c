@@ -61,7 +61,6 @@ s64 layer_nr_tasks[STRATA_MAX_LAYERS];
 u64 applied_gen;			   /* the alloc_gen the masks show */
 static u64 layer_vtime[STRATA_MAX_LAYERS]; /* per-layer task vtime "now" */
 u64 layer_lvtime[STRATA_MAX_LAYERS];	   /* layer-level fairness between layers */
-u64 lvtime_now;				   /* the lowest layer clock among those served lately */
 /* When each DSQ became non-empty or was last served (0 = empty): antistall. */
 u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 

@@ -43,7 +43,7 @@ extern u64 alloc_gen;
 extern u32 fb_boost, fully_allocated, cg_gen;
 extern s64 layer_nr_tasks[STRATA_MAX_LAYERS];
 extern u64 applied_gen;
-extern u64 layer_lvtime[STRATA_MAX_LAYERS], lvtime_now;
+extern u64 layer_lvtime[STRATA_MAX_LAYERS];
 extern u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 
 #define MASK_OPEN    STRATA_MAX_LAYERS	     /* CPUs no layer owns */
