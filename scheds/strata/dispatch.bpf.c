@@ -36,20 +36,41 @@ __hidden bool consume_layer(u32 l, u32 llc)
 /*
  * Layers that share CPUs (Open, Grouped spilling, Confined without CPUs):
  * preempting layers first, then the one that had least CPU for its weight.
+ * Among the layers waiting here, none is more than one slice (the largest
+ * of theirs, in layer-clock units) behind the furthest: while they keep
+ * competing their clocks stay that close anyway, so weights still hold,
+ * but time a layer spent idle, or running without competition, is not
+ * owed to it or by the others (strata_lvtime_floor()).
  */
 __hidden bool consume_shared(u32 llc, u32 skip)
 {
 	u32 i, best = STRATA_MAX_LAYERS, n = min(nr_layers, STRATA_MAX_LAYERS);
-	u64 best_v = ~0ULL;
+	u64 best_v = ~0ULL, max_v = 0, credit = 0, waiting = 0;
 	bool best_pre = false;
 
 	bpf_for (i, 0, n) {
-		bool pre = layers[LAYER_IDX(i)].preempt;
-		u64 v = layer_lvtime[LAYER_IDX(i)];
+		const volatile struct strata_layer_bpf *ly = &layers[LAYER_IDX(i)];
+		u64 c, v = layer_lvtime[LAYER_IDX(i)];
 
 		if (i == skip || eff_kind(i) == STRATA_CONFINED ||
 		    !scx_bpf_dsq_nr_queued(STRATA_DSQ_LAYER(i, llc)))
 			continue;
+		waiting |= 1ULL << i;
+		c = strata_layer_charge(layer_slice(i), ly->weight);
+		if (c > credit)
+			credit = c;
+		if (v > max_v)
+			max_v = v;
+	}
+	bpf_for (i, 0, n) {
+		bool pre = layers[LAYER_IDX(i)].preempt;
+		u64 v;
+
+		if (!(waiting & (1ULL << i)))
+			continue;
+		/* Racy against stopping() on other CPUs: an error lasts one slice. */
+		v = strata_lvtime_floor(layer_lvtime[LAYER_IDX(i)], max_v, credit);
+		layer_lvtime[LAYER_IDX(i)] = v;
 		if (best == STRATA_MAX_LAYERS || (pre && !best_pre) ||
 		    (pre == best_pre && v < best_v)) {
 			best = i;

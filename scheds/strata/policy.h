@@ -59,6 +59,20 @@ static inline u64 strata_vtime_clamp(u64 vtime, u64 layer_now, u64 max_credit, u
 	return scxk_vtime_floor(vtime, layer_now, max_credit);
 }
 
+/*
+ * A layer's clock when it competes for shared CPUs: at most @max_credit
+ * behind @lv_max, the clock of the furthest layer it competes with.
+ * Without the floor, a layer that sat idle (or ran a few kthreads) while
+ * another ran for minutes comes back minutes behind, and its queue is
+ * served before every other shared layer's until it has caught up: two
+ * busy tasks in it starved the other layer's tasks past the watchdog
+ * (issue 22).
+ */
+static inline u64 strata_lvtime_floor(u64 lvtime, u64 lv_max, u64 max_credit)
+{
+	return scxk_vtime_floor(lvtime, lv_max, max_credit);
+}
+
 /* Layer-vtime advance for @ran_ns of CPU time: heavier layers advance slower. */
 static inline u64 strata_layer_charge(u64 ran_ns, u32 layer_weight)
 {

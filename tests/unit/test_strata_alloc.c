@@ -287,6 +287,11 @@ static void test_policy(void **state)
 	assert_int_equal(strata_vtime_clamp(5050, 5000, 100, 400), 5050);
 	assert_int_equal(strata_vtime_clamp(90000, 5000, 100, 400), 5400);
 	assert_int_equal(strata_layer_charge(1000, 0), 1000);
+	/* layer clock: an idle layer comes back at most one credit behind */
+	assert_int_equal(strata_lvtime_floor(10, 900000, 20000), 880000);
+	assert_int_equal(strata_lvtime_floor(890000, 900000, 20000), 890000);
+	assert_int_equal(strata_lvtime_floor(950000, 900000, 20000), 950000);
+	assert_int_equal(strata_lvtime_floor(10, 100, 20000), 10);
 }
 
 int main(void)
