@@ -570,12 +570,13 @@ void BPF_STRUCT_OPS(scxu_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	/*
 	 * An empty pick on a CPU a higher class holds stops its ext DL server
-	 * while the idle scheduling thread is still counted here (it was
-	 * queued before the higher class came): run it instead, and it moves
-	 * away when it yields (usersched_leave_held_cpu()).
+	 * for good while tasks are still counted here: the idle scheduling
+	 * thread (queued before the higher class came) or tasks on their round
+	 * trip to user space. Run the thread instead: it answers the round
+	 * trips, whose pinned tasks this CPU's next dispatch then finds, and
+	 * moves away when it yields (usersched_leave_held_cpu()).
 	 */
-	if (usersched_needed() ||
-	    (!usersched_on_cpu && usersched_cpu == cpu && scxk_higher_class_runnable(cpu)))
+	if (usersched_needed() || (scxk_higher_class_runnable(cpu) && scxk_ext_nr_running(cpu)))
 		scxk_dsq_move_to_local(SCXU_DSQ_SCHED);
 }
 

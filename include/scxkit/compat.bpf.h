@@ -217,6 +217,25 @@ static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
 		scx_bpf_kick_cpu(cpu, flags);
 }
 
+/**
+ * scxk_ext_nr_running - how many ext tasks the kernel counts on @cpu
+ * @cpu: a CPU
+ *
+ * Every runnable ext task is counted on the CPU it last ran on or was
+ * placed on, wherever it is queued: a global DSQ, a round trip to user
+ * space. On a CPU a higher class holds, a non-zero count keeps the ext DL
+ * server from starting again (scxk_higher_class_runnable()).
+ */
+static __always_inline u32 scxk_ext_nr_running(s32 cpu)
+{
+	struct rq *rq;
+
+	if (!bpf_ksym_exists(&runqueues))
+		return 0;
+	rq = bpf_per_cpu_ptr(&runqueues, cpu);
+	return rq ? rq->scx.nr_running : 0;
+}
+
 /*
  * Enum values read through CO-RE, for the flags whose value moved between
  * kernels; the fallback is the 6.12 value.
