@@ -2,7 +2,7 @@
 /*
  * lb.h - scx_balance's load balancer as a pure module: given the domains
  * and the recently active tasks with their duty cycles, say which tasks to
- * move where. No BPF, no I/O, no clock: tests/unit/test_balance_lb.c
+ * move where. No BPF, no I/O, no clock: scheds/balance/tests/test_balance_lb.c
  * drives it with synthetic machines.
  *
  * Load is measured in "nice-0 tasks": a task runnable all the time at

@@ -2,7 +2,7 @@
 /*
  * policy.h - scx_balance's per-task arithmetic, as pure functions shared by
  * the BPF program, the loader (which reads the duty cycles the BPF side
- * records) and the host unit tests (tests/unit/test_balance_policy.c).
+ * records) and the host unit tests (scheds/balance/tests/test_balance_policy.c).
  *
  * Times are in ns, weights in sched_ext units (100 = nice 0).
  */

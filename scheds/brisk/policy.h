@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * policy.h - scx_brisk's arithmetic, as pure functions shared by the BPF
- * program and the host unit tests (tests/unit/test_brisk.c).
+ * program and the host unit tests (scheds/brisk/tests/test_brisk.c).
  *
  * Times are in ns, weights in sched_ext units (100 = nice 0).
  */

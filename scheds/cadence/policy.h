@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * policy.h - scx_cadence's arithmetic as pure functions, compiled both into
- * the BPF program and into the host unit tests (tests/unit/test_cadence.c):
+ * the BPF program and into the host unit tests (scheds/cadence/tests/test_cadence.c):
  * latency criticality, virtual deadlines, time slices, core compaction,
  * power-mode choice, frequency targets and the CPU preference order.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * policy.h - scx_relay's decisions as pure functions, unit-tested on the
- * host (tests/unit/test_relay_policy.c) and called by main.c.
+ * host (scheds/relay/tests/test_relay_policy.c) and called by main.c.
  *
  * The idea: every task has a virtual runtime (vruntime), its CPU time
  * divided by its weight, and runs in order of a deadline: the time it was

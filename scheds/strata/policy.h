@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * policy.h - scx_strata's per-event arithmetic, compiled both into the BPF
- * program and into the host unit tests (tests/unit/test_strata_alloc.c).
+ * program and into the host unit tests (scheds/strata/tests/test_strata_alloc.c).
  */
 #ifndef __STRATA_POLICY_H
 #define __STRATA_POLICY_H

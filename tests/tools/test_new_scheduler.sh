@@ -37,7 +37,8 @@ grep -q '^package_scx-zeta()' packaging/arch/PKGBUILD || fail "no scx-zeta in th
 python3 packaging/gen-packaging --check || fail "the packaging is stale after new-scheduler"
 grep -q '^ALL_SCHEDS=".* zeta"' tests/vm/lib.sh || fail "zeta not in ALL_SCHEDS (tests/vm/lib.sh)"
 grep -q '^	zeta) _k=' tests/vm/lib.sh || fail "zeta has no placements() case (tests/vm/lib.sh)"
-[ -f tests/vm/scenarios/zeta-smoke.sh ] || fail "no zeta-smoke.sh scenario"
+[ -x scheds/zeta/tests/zeta-smoke.sh ] || fail "no scheds/zeta/tests/zeta-smoke.sh scenario"
+grep -q "'zeta-smoke'" scheds/zeta/tests/meson.build || fail "zeta-smoke not in scheds/zeta/tests/meson.build"
 
 meson setup b -Dschedulers=zeta >b.log 2>&1 || { tail -20 b.log; fail "meson setup failed"; }
 ninja -C b scx_zeta packaging/schedulers/zeta >>b.log 2>&1 ||
