@@ -104,7 +104,9 @@ struct balance_dom_ctx {
 	BALANCE_SHARE(S, REPATRIATE, "repatriate", "tasks found off their domain and sent back")   \
 	BALANCE_SHARE(S, DL_CLAMP, "dl_clamp", "enqueues whose sleep credit was clamped")          \
 	S(CNT, BALANCE_STAT_REHOME, "rehome", U64, "",                                             \
-	  "tasks given a new domain by an affinity change")                                        \
+	  "tasks given a new domain: an affinity change, or their domain's CPUs all offline")      \
+	S(CNT, BALANCE_STAT_HOTPLUG, "hotplug", U64, "",                                           \
+	  "CPUs gone offline or online, handled in place (no restart)")                            \
 	S(RAW, BALANCE_STAT_KEEP, "keep", U64, "", "slices refilled: nothing else waited")         \
 	S(VAL, BALANCE_DIRECT_GREEDY_CPUS, "direct_greedy_cpus", STRING, "",                       \
 	  "CPUs that take direct greedy pushes")                                                   \
