@@ -113,6 +113,8 @@ struct balance_dom_ctx {
 	S(VAL, BALANCE_KICK_GREEDY_CPUS, "kick_greedy_cpus", STRING, "", "CPUs kicked to steal")   \
 	S(VAL, BALANCE_DOMS, "doms", STRING, "",                                                   \
 	  "the domains' CPUs, ';'-separated, with their node")                                     \
+	S(VAL, BALANCE_DOM_CPUS, "dom_cpus", STRING, "",                                           \
+	  "online CPUs per domain at the last round, ','-separated (what load is shared by)")      \
 	S(VAL, BALANCE_DOM_LOAD, "dom_load", STRING, "",                                           \
 	  "load per domain at the last round, ','-separated")                                      \
 	S(VAL, BALANCE_DOM_IMBAL, "dom_imbal", STRING, "%, signed",                                \

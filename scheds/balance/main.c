@@ -462,6 +462,17 @@ static json_t *join(const double *v, int n, double scale)
 	return json_string(buf);
 }
 
+/* "v0,v1,..." of @n counts. */
+static json_t *join_uint(const unsigned int *v, int n)
+{
+	char buf[BALANCE_MAX_DOMS * 12] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof(buf); i++)
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%u", i ? "," : "", v[i]);
+	return json_string(buf);
+}
+
 static json_t *doms_string(void)
 {
 	char buf[8192] = "", list[SCXK_CPULIST_BUF_LEN];
@@ -519,6 +530,7 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	scxk_stats_set(r, BALANCE_DIRECT_GREEDY_CPUS, dom_set_cpus(s.direct_doms));
 	scxk_stats_set(r, BALANCE_KICK_GREEDY_CPUS, dom_set_cpus(s.kick_doms));
 	scxk_stats_set(r, BALANCE_DOMS, doms_string());
+	scxk_stats_set(r, BALANCE_DOM_CPUS, join_uint(s.lb_cpus, doms.nr));
 	for (i = 0; i < doms.nr; i++)
 		all += s.lb_cpus[i];
 	for (i = 0; i < doms.nr; i++) {
