@@ -50,7 +50,8 @@
 #define DOM_IDX(d)   ((u32)(d) & (BALANCE_MAX_DOMS - 1))
 #define NODE_IDX(n)  ((u32)(n) & (SCXK_MAX_NODES - 1))
 /* cpu_dom[] of a CPU in no domain (offline when the loader started). */
-#define NO_DOM	 0xffffffffU
+#define NO_DOM 0xffffffffU
+/* Every domain as a set; a shift by 64 would be undefined. */
 #define ALL_DOMS (nr_doms >= BALANCE_MAX_DOMS ? ~0ULL : (1ULL << nr_doms) - 1)
 
 /* ---- knobs, set by the loader before load ---- */
@@ -77,8 +78,9 @@ u32 lb_nr_moves;	/* moves written in lb_moves this round */
 
 /*
  * ---- CPU hotplug, handled in place: counted from the kernel's online mask
- * in ops.init() and kept by ops.cpu_online/offline (the kernel holds CPUs
- * still in between); the loader's balancer reads them ----
+ * in ops.init(), then kept by ops.cpu_online/offline (no CPU can change in
+ * between: the kernel holds the hotplug lock until the callbacks are
+ * live); the loader's balancer reads them ----
  */
 u32 dom_nr_online[BALANCE_MAX_DOMS]; /* online CPUs per domain */
 u64 online_doms;		     /* domains with an online CPU */
