@@ -67,9 +67,9 @@ rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$SCHED_PID/sta
 dom_cpus() { stat_of "$(stats_line $bin)" dom_cpus; }
 # dom_cpus_is N : the per-domain online counts add up to N (says what they were if not)
 dom_cpus_is() {
-	_d=$(dom_cpus)
-	[ "$(echo "$_d" | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')" = "$1" ] && return 0
-	echo "dom_cpus '$_d', want $1 in all"
+	_dc=$(dom_cpus)
+	[ "$(echo "$_dc" | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')" = "$1" ] && return 0
+	echo "dom_cpus '$_dc', want $1 in all"
 	return 1
 }
 
