@@ -51,6 +51,8 @@
 #define NODE_IDX(n)  ((u32)(n) & (SCXK_MAX_NODES - 1))
 /* cpu_dom[] of a CPU in no domain (offline when the loader started). */
 #define NO_DOM 0xffffffffU
+/* Every domain as a set; a shift by 64 would be undefined. */
+#define ALL_DOMS (nr_doms >= BALANCE_MAX_DOMS ? ~0ULL : (1ULL << nr_doms) - 1)
 
 /* ---- knobs, set by the loader before load ---- */
 const volatile u32 nr_doms = 1;
@@ -73,6 +75,15 @@ u64 direct_greedy_doms; /* domains whose idle CPUs may take pushed tasks */
 u64 kick_greedy_doms;	/* domains whose idle CPUs are kicked to steal */
 u32 lb_gen;		/* bumped after each balancing round */
 u32 lb_nr_moves;	/* moves written in lb_moves this round */
+
+/*
+ * ---- CPU hotplug, handled in place: counted from the kernel's online mask
+ * in ops.init(), then kept by ops.cpu_online/offline (no CPU can change in
+ * between: the kernel holds the hotplug lock until the callbacks are
+ * live); the loader's balancer reads them ----
+ */
+u32 dom_nr_online[BALANCE_MAX_DOMS]; /* online CPUs per domain */
+u64 online_doms;		     /* domains with an online CPU */
 
 /* ---- state ---- */
 struct balance_dom_ctx dom_ctxs[BALANCE_MAX_DOMS];
@@ -178,11 +189,16 @@ static u64 allowed_doms(struct task_struct *p)
 	return doms;
 }
 
-/* New tasks are dealt over the domains they may use, round robin. */
+/*
+ * New tasks are dealt over the domains they may use, round robin; over
+ * those with an online CPU while there are any.
+ */
 static u32 pick_home(u64 allowed)
 {
 	u32 start = __sync_fetch_and_add(&rr_dom, 1), i, d;
 
+	if (allowed & online_doms)
+		allowed &= online_doms;
 	bpf_for (i, 0, nr_doms) {
 		d = (start + i) % nr_doms;
 		if (allowed & dom_bit(d))
@@ -244,6 +260,20 @@ static void apply_lb_move(struct task_struct *p, struct task_ctx *tctx)
 	bpf_map_delete_elem(&lb_moves, &pid);
 }
 
+/*
+ * A domain whose CPUs all went offline has no CPU serving it first: its
+ * tasks take another domain they may use, as an affinity change would
+ * give them. Until then other CPUs drain its queue (serve_offline_doms).
+ */
+static void leave_offline_dom(struct task_struct *p, struct task_ctx *tctx)
+{
+	if ((online_doms & dom_bit(tctx->dom)) || !(tctx->dom_mask & online_doms))
+		return;
+	tctx->dom = pick_home(tctx->dom_mask);
+	tctx->vtime = dom_ctxs[DOM_IDX(tctx->dom)].vtime_now;
+	scxk_stat_inc(BALANCE_STAT_REHOME);
+}
+
 /* An idle CPU of @m that @p may use, whole idle cores first. */
 static s32 pick_idle_in(struct task_struct *p, const struct cpumask *m)
 {
@@ -296,6 +326,7 @@ s32 BPF_STRUCT_OPS(balance_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 		return prev_cpu;
 	/* A wakeup placed here never reaches enqueue: take a pending move now. */
 	apply_lb_move(p, tctx);
+	leave_offline_dom(p, tctx);
 	dom = tctx->dom;
 	dmask = dom_cpumask(dom);
 	if (!dmask)
@@ -421,6 +452,7 @@ void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	apply_lb_move(p, tctx);
+	leave_offline_dom(p, tctx);
 
 	/* Single-CPU tasks wait on their CPU's own queue, in deadline order. */
 	if (try_preempt(p, tctx, cpu, enq_flags))
@@ -463,18 +495,41 @@ static bool steal(u32 dom, bool same_node, u32 threshold)
 	return false;
 }
 
+/* What is still queued in domains without an online CPU, whatever the thresholds. */
+static bool serve_offline_doms(u32 dom)
+{
+	u64 offline = ALL_DOMS & ~online_doms;
+	u32 i, d;
+
+	if (!offline)
+		return false;
+	bpf_for (i, 1, nr_doms) {
+		d = (dom + i) % nr_doms;
+		if ((offline & dom_bit(d)) && scxk_dsq_move_to_local(d))
+			return true;
+	}
+	return false;
+}
+
 void BPF_STRUCT_OPS(balance_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u32 dom = cpu_to_dom(cpu);
 
 	if (dom >= nr_doms) {
-		/* Onlined after start: the kernel asks us to restart; serve it meanwhile. */
+		/*
+		 * Offline when the loader started, so in no domain until the
+		 * next start: it serves its own queue, then domain 0's.
+		 */
 		if (scxk_dsq_move_to_local(SCXK_DSQ_CPU(cpu)))
 			return;
 		dom = 0;
 	}
 	if (consume_own(cpu, dom)) {
 		scxk_stat_inc(BALANCE_STAT_DISPATCH_LOCAL);
+		return;
+	}
+	if (serve_offline_doms(dom)) {
+		scxk_stat_inc(BALANCE_STAT_GREEDY_LOCAL);
 		return;
 	}
 	if (greedy_threshold && steal(dom, true, greedy_threshold)) {
@@ -611,6 +666,63 @@ void BPF_STRUCT_OPS(balance_exit_task, struct task_struct *p, struct scx_exit_ta
 		e->pid = 0;
 }
 
+/*
+ * With both callbacks the kernel keeps the scheduler attached through a
+ * CPU change. The domains keep their CPUs (an offline CPU is never idle in
+ * the kernel's masks, so no search returns it, and the kernel moves the
+ * tasks off a dying CPU); what changes is which domains can serve their
+ * own queue, and the online count the balancer shares load by.
+ */
+static void cpu_change(s32 cpu, bool online)
+{
+	u32 dom = cpu_to_dom(cpu), idx = DOM_IDX(dom);
+
+	scxk_stat_inc(BALANCE_STAT_HOTPLUG);
+	if (dom >= nr_doms)
+		return; /* offline at start: in no domain */
+	if (online) {
+		if (!__sync_fetch_and_add(&dom_nr_online[idx], 1))
+			__sync_fetch_and_or(&online_doms, dom_bit(dom));
+	} else if (dom_nr_online[idx]) {
+		if (__sync_fetch_and_sub(&dom_nr_online[idx], 1) == 1)
+			__sync_fetch_and_and(&online_doms, ~dom_bit(dom));
+	}
+}
+
+void BPF_STRUCT_OPS(balance_cpu_online, s32 cpu)
+{
+	cpu_change(cpu, true);
+}
+
+void BPF_STRUCT_OPS(balance_cpu_offline, s32 cpu)
+{
+	cpu_change(cpu, false);
+}
+
+/*
+ * The online CPUs of every domain. No CPU changes while ops.init() runs
+ * (the kernel holds the hotplug lock), and every later change reaches
+ * cpu_change().
+ */
+static void count_online(void)
+{
+	const struct cpumask *online = scx_bpf_get_online_cpumask();
+	u32 nr = min(scxk_topo.nr_cpu_ids, SCXK_MAX_CPUS), d;
+	s32 cpu;
+
+	online_doms = 0;
+	bpf_for (d, 0, nr_doms)
+		dom_nr_online[DOM_IDX(d)] = 0;
+	bpf_for (cpu, 0, nr) {
+		d = cpu_to_dom(cpu);
+		if (d >= nr_doms || !bpf_cpumask_test_cpu(cpu, online))
+			continue;
+		dom_nr_online[DOM_IDX(d)]++;
+		online_doms |= dom_bit(d);
+	}
+	scx_bpf_put_cpumask(online);
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(balance_init)
 {
 	s32 err;
@@ -632,6 +744,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(balance_init)
 		if ((err = scxk_mask_slot_new(&greedy_masks, i, NULL)))
 			return err;
 	}
+	count_online();
 	return 0;
 }
 
@@ -685,7 +798,8 @@ SCXK_OPS_DEFINE(balance_ops, .select_cpu = (void *)balance_select_cpu,
 		.runnable = (void *)balance_runnable, .running = (void *)balance_running,
 		.stopping = (void *)balance_stopping, .quiescent = (void *)balance_quiescent,
 		.set_cpumask = (void *)balance_set_cpumask, .enable = (void *)balance_enable,
-		.init_task = (void *)balance_init_task, .exit_task = (void *)balance_exit_task,
-		.init = (void *)balance_init, .exit = (void *)balance_exit,
-		.timeout_ms = 10000, /* rusty's; see README: Limits */
+		.cpu_online = (void *)balance_cpu_online,
+		.cpu_offline = (void *)balance_cpu_offline, .init_task = (void *)balance_init_task,
+		.exit_task = (void *)balance_exit_task, .init = (void *)balance_init,
+		.exit = (void *)balance_exit, .timeout_ms = 10000, /* rusty's; see README: Limits */
 		.name = "balance");

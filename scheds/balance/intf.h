@@ -104,13 +104,17 @@ struct balance_dom_ctx {
 	BALANCE_SHARE(S, REPATRIATE, "repatriate", "tasks found off their domain and sent back")   \
 	BALANCE_SHARE(S, DL_CLAMP, "dl_clamp", "enqueues whose sleep credit was clamped")          \
 	S(CNT, BALANCE_STAT_REHOME, "rehome", U64, "",                                             \
-	  "tasks given a new domain by an affinity change")                                        \
+	  "tasks given a new domain: an affinity change, or their domain's CPUs all offline")      \
+	S(CNT, BALANCE_STAT_HOTPLUG, "hotplug", U64, "",                                           \
+	  "CPUs gone offline or online, handled in place (no restart)")                            \
 	S(RAW, BALANCE_STAT_KEEP, "keep", U64, "", "slices refilled: nothing else waited")         \
 	S(VAL, BALANCE_DIRECT_GREEDY_CPUS, "direct_greedy_cpus", STRING, "",                       \
 	  "CPUs that take direct greedy pushes")                                                   \
 	S(VAL, BALANCE_KICK_GREEDY_CPUS, "kick_greedy_cpus", STRING, "", "CPUs kicked to steal")   \
 	S(VAL, BALANCE_DOMS, "doms", STRING, "",                                                   \
 	  "the domains' CPUs, ';'-separated, with their node")                                     \
+	S(VAL, BALANCE_DOM_CPUS, "dom_cpus", STRING, "",                                           \
+	  "online CPUs per domain at the last round, ','-separated (what load is shared by)")      \
 	S(VAL, BALANCE_DOM_LOAD, "dom_load", STRING, "",                                           \
 	  "load per domain at the last round, ','-separated")                                      \
 	S(VAL, BALANCE_DOM_IMBAL, "dom_imbal", STRING, "%, signed",                                \

@@ -113,7 +113,8 @@ static bool best_move(struct lb_state *s, bool xnuma, struct lb_move *out, int *
 			int tn = s->doms[to].node;
 			double dred, nred, score;
 
-			if (to == from || !(t->dom_mask & (1ULL << to)))
+			/* A domain whose CPUs are all offline has no CPU to take it. */
+			if (to == from || !(t->dom_mask & (1ULL << to)) || !s->doms[to].nr_cpus)
 				continue;
 			if (xnuma ? tn == fn || s->nl[tn] >= s->nfair[tn]
 				  : tn != fn || s->dl[to] >= s->dnfair[to])

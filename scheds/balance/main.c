@@ -155,6 +155,7 @@ struct snapshot {
 	double util[BALANCE_MAX_DOMS], cpu_busy;
 	uint64_t direct_doms, kick_doms;
 	struct lb_result lb;
+	unsigned int lb_cpus[BALANCE_MAX_DOMS]; /* online CPUs per domain in that round */
 	bool lb_valid;
 	unsigned int lb_moves;
 	double lb_us;
@@ -377,9 +378,15 @@ static int load_balance(struct scx_balance *skel)
 	uint32_t gen = skel->bss->lb_gen;
 	int nt, nr, err = 0;
 
+	/*
+	 * Shares follow the CPUs online now (the BPF side counts them at each
+	 * hotplug): a domain whose CPUs are all offline is given no load.
+	 */
 	for (int d = 0; d < doms.nr; d++)
-		ldoms[d] =
-			(struct lb_dom){.node = doms.dom[d].node, .nr_cpus = doms.dom[d].nr_cpus};
+		ldoms[d] = (struct lb_dom){
+			.node = doms.dom[d].node,
+			.nr_cpus = ((volatile uint32_t *)skel->bss->dom_nr_online)[d],
+		};
 	ld.lb_busy = ld.lb_total = 0;
 	if ((nt = collect_tasks(gen, t0, half_life)) < 0)
 		return nt;
@@ -407,6 +414,8 @@ static int load_balance(struct scx_balance *skel)
 
 	pthread_mutex_lock(&snap_lock);
 	snap.lb = res;
+	for (int d = 0; d < doms.nr; d++)
+		snap.lb_cpus[d] = ldoms[d].nr_cpus;
 	snap.lb_valid = true;
 	snap.lb_moves = nr;
 	snap.lb_us = (mono_ns() - t0) / 1e3;
@@ -450,6 +459,17 @@ static json_t *join(const double *v, int n, double scale)
 
 	for (int i = 0; i < n && len < sizeof(buf); i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%.1f", i ? "," : "", v[i] * scale);
+	return json_string(buf);
+}
+
+/* "v0,v1,..." of @n counts. */
+static json_t *join_uint(const unsigned int *v, int n)
+{
+	char buf[BALANCE_MAX_DOMS * 12] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n && len < sizeof(buf); i++)
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%u", i ? "," : "", v[i]);
 	return json_string(buf);
 }
 
@@ -510,17 +530,18 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	scxk_stats_set(r, BALANCE_DIRECT_GREEDY_CPUS, dom_set_cpus(s.direct_doms));
 	scxk_stats_set(r, BALANCE_KICK_GREEDY_CPUS, dom_set_cpus(s.kick_doms));
 	scxk_stats_set(r, BALANCE_DOMS, doms_string());
+	scxk_stats_set(r, BALANCE_DOM_CPUS, join_uint(s.lb_cpus, doms.nr));
 	for (i = 0; i < doms.nr; i++)
-		all += doms.dom[i].nr_cpus;
+		all += s.lb_cpus[i];
 	for (i = 0; i < doms.nr; i++) {
-		fair = all ? s.lb.total_load * doms.dom[i].nr_cpus / all : 0;
+		fair = all ? s.lb.total_load * s.lb_cpus[i] / all : 0;
 		dimb[i] = fair > 0 ? (s.lb.dom_load[i] - fair) / fair : 0;
 	}
 	for (i = 0; i < doms.nr_nodes && i < LB_MAX_NODES; i++) {
 		unsigned int cpus = 0;
 
 		for (int k = 0; k < doms.nr; k++)
-			cpus += doms.dom[k].node == i ? doms.dom[k].nr_cpus : 0;
+			cpus += doms.dom[k].node == i ? s.lb_cpus[k] : 0;
 		fair = all ? s.lb.total_load * cpus / all : 0;
 		nimb[i] = fair > 0 ? (s.lb.node_load[i] - fair) / fair : 0;
 	}
@@ -592,7 +613,6 @@ static int balance_configure(struct scxk_run *run)
 	const struct scxk_topo *t = run->topo;
 	int err, cpu;
 
-	/* Per loaded object: a kept one (hotplug) brings its own back (balance_attached). */
 	run->priv = calloc(1, sizeof(doms));
 	if (!run->priv)
 		return scxk_err(-ENOMEM, "out of memory");
@@ -661,10 +681,7 @@ static int balance_attached(struct scxk_run *run)
 	return 0;
 }
 
-/*
- * What balance_attached() set up; the loaded object stays, kept for a
- * re-attach after CPU hotplug (scxk_sched.detach).
- */
+/* What balance_attached() set up. */
 static void balance_detach(struct scxk_run *run)
 {
 	(void)run;
@@ -704,8 +721,12 @@ static struct scxk_sched sched = {
 	.configure = balance_configure,
 	.attached = balance_attached,
 	.tick = balance_tick,
+	/*
+	 * No .detach: CPU hotplug is handled in place (ops.cpu_online/offline),
+	 * so the kernel never exits balance for it and no loaded object need
+	 * be kept for a re-attach.
+	 */
 	.destroy = balance_destroy,
-	.detach = balance_detach,
 	.stats = &stats,
 };
 

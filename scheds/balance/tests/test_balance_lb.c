@@ -273,6 +273,34 @@ static void test_exclusions(void **state)
 	assert_int_equal(lb_balance(&p, d, 2, t, 4, m, 4, NULL), 1);
 }
 
+static void test_offline_domain_gets_nothing(void **state)
+{
+	/*
+	 * Domain 2's CPUs all went offline (0 CPUs) while node 1 is idle.
+	 * Tasks that may run in domains 0 and 2 only would lower node 1's
+	 * imbalance by moving there, at no cost in domain imbalance: they
+	 * must stay. Tasks left in domain 2 move out to a domain with CPUs.
+	 */
+	struct lb_dom d[] = {{0, 2}, {0, 2}, {1, 0}, {1, 2}};
+	struct lb_task t[8];
+	struct lb_move m[16];
+	struct lb_result r;
+	int i, n;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		t[i] = task(i + 1, 0, 1.0);
+		t[i].dom_mask = 1ULL << 0 | 1ULL << 2;
+	}
+	t[6] = task(7, 2, 1.0);
+	t[7] = task(8, 2, 1.0);
+	n = lb_balance(&dflt, d, 4, t, 8, m, 16, &r);
+	for (i = 0; i < n; i++)
+		assert_int_not_equal(m[i].to, 2);
+	assert_near(r.dom_after[2], 0.0);
+	assert_true(n >= 2);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct lb_task t[] = {task(1, 0, 1.0)};
@@ -301,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_infeasible_weights),
 		cmocka_unit_test(test_empty_and_single_domain),
 		cmocka_unit_test(test_exclusions),
+		cmocka_unit_test(test_offline_domain_gets_nothing),
 		cmocka_unit_test(test_bad_arguments),
 	};
 

@@ -6,7 +6,8 @@
 #   - a scheduler that handles hotplug in place (ops.cpu_online/offline;
 #     it has a "hotplug" counter) never leaves: the state reads "enabled" at
 #     every 50 ms poll, enable_seq is unchanged, the loader never restarts,
-#     and its hotplug counter counted both changes;
+#     and its hotplug counter counted both changes; one with a "dom_cpus"
+#     stat (scx_balance) counted the CPU out of its domains and back in;
 #   - any other must be attached again (state "enabled", enable_seq moved)
 #     within $bound_cs of online=1, polled every 50 ms from a nice -20 shell.
 # Then the scheduler's counters move, and $cycles more off/on cycles leave
@@ -30,6 +31,10 @@ online=/sys/devices/system/cpu/cpu$((ncpu - 1))/online
 inplace=
 # A scheduler that handles hotplug in place says so with a "hotplug" counter.
 $bin $flags --help-stats 2>/dev/null | grep -q '^hotplug ' && inplace=yes
+# One that keeps online CPUs per domain (scx_balance's "dom_cpus", what its
+# balancer shares load by) must see the CPU leave and come back.
+domcpus=
+$bin $flags --help-stats 2>/dev/null | grep -q '^dom_cpus ' && domcpus=yes
 # The issue's bound on re-attaching, in centiseconds (/proc/uptime's unit).
 bound_cs=200
 # Off/on cycles for the leak check: two restarts each, kept under the
@@ -59,6 +64,14 @@ fds() {
 	echo "$_m"
 }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$SCHED_PID/status; }
+dom_cpus() { stat_of "$(stats_line $bin)" dom_cpus; }
+# dom_cpus_is N : the per-domain online counts add up to N (says what they were if not)
+dom_cpus_is() {
+	_dc=$(dom_cpus)
+	[ "$(echo "$_dc" | tr ',' '\n' | awk '{ s += $1 } END { print s + 0 }')" = "$1" ] && return 0
+	echo "dom_cpus '$_dc', want $1 in all"
+	return 1
+}
 
 check "$bin attaches" start_sched $bin $flags || done_testing
 
@@ -100,6 +113,11 @@ if [ -n "$inplace" ]; then
 	# Watch the state the whole time the CPU is off, and then after online=1.
 	_t=$(($(uptime_cs) + 100))
 	while [ "$(uptime_cs)" -lt $_t ]; do state_is enabled || left=1; sleep 0.05; done
+	# At its next balancing round (every 2 s by default).
+	if [ -n "$domcpus" ]; then
+		wait_for 10 dom_cpus_is $((ncpu - 1))
+		check "in place: the domains count $((ncpu - 1)) online CPUs" dom_cpus_is $((ncpu - 1))
+	fi
 else
 	wait_for 60 restarted_since $r0
 	check "offline: the loader restarted in-process" restarted_since $r0
@@ -115,6 +133,10 @@ if [ -n "$inplace" ]; then
 	is "in place: the loader never restarted" "$(restarts)" "$r0"
 	line=$(stats_line $bin)
 	is "in place: the scheduler counted both CPU changes" "$(stat_of "$line" hotplug)" 2
+	if [ -n "$domcpus" ]; then
+		wait_for 10 dom_cpus_is $ncpu
+		check "in place: the domains count $ncpu online CPUs again" dom_cpus_is $ncpu
+	fi
 else
 	# Attached again = enable_seq moved past the offline restart and enabled.
 	t1=
