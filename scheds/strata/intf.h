@@ -131,7 +131,7 @@ struct strata_lstats {
 	S(CNT, STRATA_STAT_FB_ENQ, "fb_enq", U64, "",                                              \
 	  "tasks queued on a fallback DSQ (custom affinity)")                                      \
 	S(CNT, STRATA_STAT_FB_LOCAL, "fb_local", U64, "",                                          \
-	  "per-CPU kthreads (pinned tasks beside a higher class) sent straight to their CPU")                                     \
+	  "per-CPU kthreads (pinned tasks beside a higher class) sent straight to their CPU")      \
 	S(CNT, STRATA_STAT_FB_BOOST, "fb_boost", U64, "",                                          \
 	  "times the fallback DSQ was served first for its share")                                 \
 	S(RAW, STRATA_STAT_FB_RUNTIME, "fb_runtime", U64, "ns", "time run by fallback tasks")      \

@@ -38,8 +38,8 @@
  * of an interval is left out of the sizing: a layer given only such CPUs
  * got the ext DL server's 5% of one CPU.
  */
-#define HELD_SHARE	 0.5
-#define NSEC_PER_SEC	 1000000000ULL
+#define HELD_SHARE   0.5
+#define NSEC_PER_SEC 1000000000ULL
 
 static struct {
 	uint64_t slice_us;
@@ -60,7 +60,7 @@ static struct {
 	.antistall_sec = 3,
 };
 
-static struct scxk_topo_data topo;	/* as written for BPF, copied in configure */
+static struct scxk_topo_data topo;	 /* as written for BPF, copied in configure */
 static struct scxk_topo_data sized_topo; /* topo without the offline and held CPUs */
 static const char *specs[MAX_SPECS];
 static unsigned int nr_specs;
@@ -139,9 +139,9 @@ static struct {
 	struct strata_match_cfg *cg_match[STRATA_MAX_CGRP_MATCHERS];
 	uint64_t cg_scans;
 	unsigned int nr_cgroups;
-	uint64_t hotplug_gen;		    /* the BPF side's, when sized_topo was derived */
+	uint64_t hotplug_gen;		   /* the BPF side's, when sized_topo was derived */
 	uint64_t held_prev[SCXK_MAX_CPUS]; /* each CPU's held time at the last interval */
-	bool held[SCXK_MAX_CPUS];	    /* held for more than HELD_SHARE of it */
+	bool held[SCXK_MAX_CPUS];	   /* held for more than HELD_SHARE of it */
 	unsigned int nr_held;
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -362,8 +362,9 @@ static int strata_configure(struct scxk_run *run)
 	skel->rodata->antistall_ns = opt.disable_antistall ? 0 : opt.antistall_sec * 1000000000ULL;
 	/* The topology read at start seeds what the hotplug callbacks keep. */
 	for (cpu = 0; cpu < topo.nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++) {
-		skel->bss->cpu_online[cpu] =
-			(topo.llc_mask[topo.cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64] >> (cpu % 64)) & 1;
+		u64 w = topo.llc_mask[topo.cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64];
+
+		skel->bss->cpu_online[cpu] = (w >> (cpu % 64)) & 1;
 		nr += skel->bss->cpu_online[cpu];
 	}
 	skel->bss->nr_online_cpus = nr ? nr : 1;

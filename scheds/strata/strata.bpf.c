@@ -50,7 +50,7 @@ u32 cg_gen;	     /* bumped after the cgroup map changes */
 u32 nr_online_cpus;  /* seeded by the loader, kept by the hotplug callbacks */
 
 /* ---- read by the loader (and written by it only before attach) ---- */
-u64 hotplug_gen;	       /* bumped by each CPU going on/offline */
+u64 hotplug_gen;	      /* bumped by each CPU going on/offline */
 u8 cpu_online[SCXK_MAX_CPUS]; /* as the hotplug callbacks last said */
 /*
  * Time a higher class (RT, deadline) held each CPU: the total of closed
@@ -590,8 +590,8 @@ SCXK_OPS_DEFINE(strata_ops, .select_cpu = (void *)strata_select_cpu,
 		.yield = (void *)strata_yield, .set_weight = (void *)strata_set_weight,
 		.cgroup_move = (void *)strata_cgroup_move, .enable = (void *)strata_enable,
 		.init_task = (void *)strata_init_task, .exit_task = (void *)strata_exit_task,
-		.cpu_acquire = (void *)strata_cpu_acquire, .cpu_release = (void *)strata_cpu_release,
-		.cpu_online = (void *)strata_cpu_online, .cpu_offline = (void *)strata_cpu_offline,
-		.init = (void *)strata_init, .exit = (void *)strata_exit,
-		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST, .timeout_ms = 10000,
-		.name = "strata");
+		.cpu_acquire = (void *)strata_cpu_acquire,
+		.cpu_release = (void *)strata_cpu_release, .cpu_online = (void *)strata_cpu_online,
+		.cpu_offline = (void *)strata_cpu_offline, .init = (void *)strata_init,
+		.exit = (void *)strata_exit, .flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST,
+		.timeout_ms = 10000, .name = "strata");

@@ -115,6 +115,10 @@ if [ -n "$inplace" ]; then
 	is "in place: the loader never restarted" "$(restarts)" "$r0"
 	line=$(stats_line $bin)
 	is "in place: the scheduler counted both CPU changes" "$(stat_of "$line" hotplug)" 2
+	# A scheduler that sizes over the CPUs no higher class holds (strata's
+	# held_cpus) must have left out CPU 0, which the FIFO hog holds.
+	_h=$(stat_of "$line" held_cpus)
+	[ -z "$_h" ] || check "CPU 0 (the FIFO hog's) left out of the sizing (held_cpus=$_h)" [ "$_h" -ge 1 ]
 else
 	# Attached again = enable_seq moved past the offline restart and enabled.
 	t1=
