@@ -160,7 +160,7 @@ static void preempt_for_usersched(const struct cpumask *allowed, bool deferred)
 	last_preempt_ts = scxk_now();
 	if (!bpf_cpumask_test_cpu(cpu, allowed))
 		cpu = usersched_cpu;
-	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	scxk_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	scxk_stat_inc(SCXU_CNT_SCHED_PREEMPTS);
 	if (deferred)
 		scxk_stat_inc(SCXU_CNT_SCHED_PREEMPTS_DEFERRED);
@@ -221,12 +221,12 @@ static void wake_usersched(const struct cpumask *allowed, enum wake_how how)
 	 * marked idle: an idle kick is deferred until then and skipped only
 	 * if that CPU is sure to pass through dispatch anyway.
 	 */
-	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 	if (scx_bpf_test_and_clear_cpu_idle(cpu))
 		return;
 	cpu = scx_bpf_pick_idle_cpu(allowed, 0);
 	if (cpu >= 0) {
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	if (how == WAKE_IDLE_ONLY || !preempt_after_ns ||
@@ -279,12 +279,12 @@ s32 BPF_STRUCT_OPS(scxu_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wak
 static void kick_for(struct task_struct *p, s32 cpu)
 {
 	if (cpu >= 0) {
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
 /* Describe @p on the queued ring. False when the ring is full. */
@@ -309,7 +309,13 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	t->enq_cnt = tctx->enq_cnt;
 	t->enq_ts = bpf_ktime_get_ns();
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), p->comm);
-	bpf_ringbuf_submit(t, 0);
+	/*
+	 * No wakeup: the scheduling thread polls the ring when it runs, and
+	 * is woken through its DSQ (wake_usersched()). A wakeup costs an
+	 * irq_work per task, one that never runs from a CPU going down
+	 * (scxk_this_cpu_online()).
+	 */
+	bpf_ringbuf_submit(t, BPF_RB_NO_WAKEUP);
 	tctx->run_ns = 0;
 	tctx->reported = true;
 	return true;
@@ -326,7 +332,43 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 static void keep_last(struct task_struct *p, u64 enq_flags)
 {
 	scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
-	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_IDLE);
+	scxk_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_IDLE);
+}
+
+/*
+ * The scheduling thread idles runnable in its own DSQ, and is counted
+ * meanwhile on the CPU it ran on last. If a higher class holds that CPU,
+ * the count keeps the CPU's ext DL server from ever starting again once a
+ * pick there found nothing (see scxk_higher_class_runnable()): a per-CPU
+ * kworker queued there later starved until the watchdog (30 s beside an
+ * RT hog under CPU hotplug). So the thread leaves such a CPU when it
+ * yields: it runs once on another CPU, preferably an idle one, and idles
+ * counted there. False when every CPU it may use is held, or it may use
+ * this one only.
+ */
+static bool usersched_leave_held_cpu(struct task_struct *p, u64 enq_flags)
+{
+	s32 cpu = scx_bpf_task_cpu(p), target = -1, c;
+
+	if (!scxk_higher_class_runnable(cpu))
+		return false;
+	target = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (target < 0) {
+		bpf_for (c, 0, scx_bpf_nr_cpu_ids()) {
+			if (c != cpu && bpf_cpumask_test_cpu(c, p->cpus_ptr) &&
+			    !scxk_higher_class_runnable(c)) {
+				target = c;
+				break;
+			}
+		}
+	}
+	if (target < 0 || target == cpu)
+		return false;
+	if (!scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | target, slice_ns, enq_flags))
+		return false;
+	scxk_kick_cpu(target, SCX_KICK_IDLE);
+	scxk_stat_inc(SCXU_CNT_SCHED_MOVED);
+	return true;
 }
 
 void BPF_STRUCT_OPS(scxu_enqueue, struct task_struct *p, u64 enq_flags)
@@ -346,6 +388,8 @@ void BPF_STRUCT_OPS(scxu_enqueue, struct task_struct *p, u64 enq_flags)
 			keep_last(p, enq_flags);
 			return;
 		}
+		if (usersched_leave_held_cpu(p, enq_flags))
+			return;
 		scxk_dsq_insert(p, SCXU_DSQ_SCHED, slice_ns, enq_flags);
 		if (usersched_has_work())
 			wake_usersched(p->cpus_ptr, wake_how_for(enq_flags));
@@ -498,7 +542,7 @@ static long drain_one(struct bpf_dynptr *dynptr, void *data)
 	}
 	scxk_stat_inc(SCXU_CNT_USER_DISPATCHES);
 	if (cpu >= 0 && (d.flags & SCXU_DISPATCH_PREEMPT))
-		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+		scxk_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	else if (cpu < 0)
 		kick_for(p, -1);
 out:
@@ -524,7 +568,14 @@ void BPF_STRUCT_OPS(scxu_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	if (scxk_dsq_move_to_local(SCXU_DSQ_SHARED))
 		return;
-	if (usersched_needed())
+	/*
+	 * An empty pick on a CPU a higher class holds stops its ext DL server
+	 * while the idle scheduling thread is still counted here (it was
+	 * queued before the higher class came): run it instead, and it moves
+	 * away when it yields (usersched_leave_held_cpu()).
+	 */
+	if (usersched_needed() ||
+	    (!usersched_on_cpu && usersched_cpu == cpu && scxk_higher_class_runnable(cpu)))
 		scxk_dsq_move_to_local(SCXU_DSQ_SCHED);
 }
 
@@ -642,8 +693,8 @@ static int heartbeat_fn(void *map, int *key, struct bpf_timer *timer)
 
 		/* Every idle CPU passes through dispatch, which serves the thread. */
 		bpf_for (cpu, 0, scx_bpf_nr_cpu_ids())
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-		scx_bpf_kick_cpu(usersched_cpu, SCX_KICK_PREEMPT);
+			scxk_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(usersched_cpu, SCX_KICK_PREEMPT);
 		scxk_stat_inc(SCXU_CNT_HEARTBEATS);
 	} else {
 		s32 cpu;
@@ -655,7 +706,7 @@ static int heartbeat_fn(void *map, int *key, struct bpf_timer *timer)
 		 */
 		bpf_for (cpu, 0, scx_bpf_nr_cpu_ids())
 			if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu))
-				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+				scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
 	bpf_timer_start(timer, SCXU_HEARTBEAT_NS, 0);
 	return 0;

@@ -179,6 +179,44 @@ static __always_inline bool scxk_higher_class_runnable(s32 cpu)
 	return rq && rq->nr_running > rq->scx.nr_running;
 }
 
+/**
+ * scxk_this_cpu_online - whether the CPU this runs on is still online
+ *
+ * A CPU going down still runs BPF after it left cpu_online_mask (ops.enqueue
+ * while the kernel moves its last tasks away, for one). Work queued
+ * there on an irq_work (what scx_bpf_kick_cpu() and a ring buffer's
+ * wakeup use) after the CPU's final irq_work flush never runs: it stays
+ * pending on that CPU's list, every later irq_work there (printk's, RCU's,
+ * the kernel's own kicks) queues behind it without raising the interrupt
+ * once the CPU is back, and sched_ext's disable path waits for it forever
+ * (irq_work_sync() in free_kick_syncs(): the loader hung unkillable in
+ * bpf_scx_unreg after CPU hotplug, kernel 7.3.4).
+ */
+static __always_inline bool scxk_this_cpu_online(void)
+{
+	const struct cpumask *online = scx_bpf_get_online_cpumask();
+	bool ret = bpf_cpumask_test_cpu(bpf_get_smp_processor_id(), online);
+
+	scx_bpf_put_cpumask(online);
+	return ret;
+}
+
+/**
+ * scxk_kick_cpu - scx_bpf_kick_cpu() unless this CPU is going down
+ * @cpu: the CPU to kick
+ * @flags: SCX_KICK_* as for scx_bpf_kick_cpu()
+ *
+ * From a CPU that is going down the kick would be lost and would wedge the
+ * CPU's irq_work (scxk_this_cpu_online()); nothing is lost by skipping it:
+ * a task the kernel moves off such a CPU is enqueued on an online one,
+ * and the kernel reschedules that CPU itself when the task lands there.
+ */
+static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
+{
+	if (scxk_this_cpu_online())
+		scx_bpf_kick_cpu(cpu, flags);
+}
+
 /*
  * Enum values read through CO-RE, for the flags whose value moved between
  * kernels; the fallback is the 6.12 value.

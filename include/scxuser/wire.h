@@ -118,6 +118,8 @@ struct scxu_dispatch {
 	  "busy CPUs preempted to run the scheduling thread (every CPU busy, work queued)")        \
 	S(TOT, SCXU_CNT_SCHED_PREEMPTS_DEFERRED, "nr_sched_preempts_deferred", U64, "",            \
 	  "of those, preemptions the rate limit postponed to a timer")                             \
+	S(TOT, SCXU_CNT_SCHED_MOVED, "nr_sched_moved", U64, "",                                    \
+	  "times the scheduling thread left a CPU a higher class holds, to idle elsewhere")        \
 	S(TOT, SCXU_CNT_SLICE_CLAMPED, "nr_slice_clamped", U64, "",                                \
 	  "answers whose slice was outside [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] "                \
 	  "and was clamped")                                                                       \

@@ -357,7 +357,7 @@ static bool kick_greedy(u32 slot)
 	/* Greedy CPUs steal without regard to p's affinity: any idle one helps. */
 	if (!m || (cpu = scx_bpf_pick_idle_cpu(m, 0)) < 0)
 		return false;
-	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 	scxk_stat_inc(BALANCE_STAT_KICK_GREEDY);
 	return true;
 }
@@ -373,7 +373,7 @@ static void kick_for(struct task_struct *p, u32 dom)
 	s32 cpu;
 
 	if ((cpu = scxk_pick_idle_in(p, dom_cpumask(dom), 0)) >= 0) {
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	nq = scx_bpf_dsq_nr_queued(dom);
@@ -427,7 +427,7 @@ void BPF_STRUCT_OPS(balance_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	if (scxk_task_pinned(p)) {
 		insert(p, tctx, SCXK_DSQ_CPU(cpu), enq_flags);
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(BALANCE_STAT_PINNED);
 		return;
 	}

@@ -281,7 +281,7 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 			scxk_dsq_insert_vtime(p, SCXK_DSQ_CPU(prev_cpu), task_slice(p, prev_cpu),
 					      deadline, enq_flags);
 			scxk_stat_inc(BRISK_STAT_PERCPU);
-			scx_bpf_kick_cpu(prev_cpu, SCX_KICK_IDLE);
+			scxk_kick_cpu(prev_cpu, SCX_KICK_IDLE);
 		}
 		return;
 	}
@@ -293,7 +293,7 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 	if (!(enq_flags & SCX_ENQ_CPU_SELECTED) && !throttled &&
 	    (cpu = pick_idle_cpu(p, prev_cpu, 0)) >= 0) {
 		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, task_slice(p, cpu), enq_flags);
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(prev_cpu == cpu ? BRISK_STAT_DIRECT : BRISK_STAT_SMT_MOVE);
 		return;
 	}
@@ -462,7 +462,7 @@ static int throttle_timerfn(void *map, int *key, struct bpf_timer *timer)
 	if (throttled)
 		scxk_stat_inc(BRISK_STAT_THROTTLE);
 	bpf_for (cpu, 0, nr)
-		scx_bpf_kick_cpu(cpu, throttled ? SCX_KICK_PREEMPT : SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, throttled ? SCX_KICK_PREEMPT : SCX_KICK_IDLE);
 	bpf_timer_start(timer, throttled ? throttle_ns : slice_max, 0);
 	return 0;
 }

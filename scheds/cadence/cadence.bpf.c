@@ -184,7 +184,7 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 		if ((enq_flags & SCX_ENQ_WAKEUP) && try_preempt(p, tctx, prev_cpu, scxk_now()))
 			return;
 		scxk_dsq_insert_vtime(p, SCXK_DSQ_CPU(prev_cpu), slice, deadline, enq_flags);
-		scx_bpf_kick_cpu(prev_cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(prev_cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(CADENCE_STAT_PINNED);
 		return;
 	}
@@ -201,7 +201,7 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 	if (!(enq_flags & SCX_ENQ_CPU_SELECTED) &&
 	    (cpu = pick_idle_cpu(p, tctx, prev_cpu, 0)) >= 0) {
 		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(CADENCE_STAT_DIRECT);
 		return;
 	}

@@ -200,7 +200,7 @@ __hidden bool try_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev
 		 * The victim may have gone idle since we looked; an idle CPU
 		 * does not tick, so wake it (a no-op when it is busy).
 		 */
-		scx_bpf_kick_cpu(victim, SCX_KICK_IDLE);
+		scxk_kick_cpu(victim, SCX_KICK_IDLE);
 		scxk_stat_inc(CADENCE_STAT_YIELD);
 	}
 	return true;

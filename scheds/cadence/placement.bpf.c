@@ -111,13 +111,13 @@ __hidden void kick_for(struct task_struct *p, u32 d)
 	s32 cpu = dact ? scx_bpf_pick_idle_cpu(dact, 0) : -EBUSY;
 
 	if (cpu >= 0) {
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	/* More waiting than the active CPUs can take: spill to any idle CPU. */
 	if (scx_bpf_dsq_nr_queued(d) > dom_nr_cpus[d] &&
 	    (cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0)) >= 0) {
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(CADENCE_STAT_SPILL);
 	}
 }

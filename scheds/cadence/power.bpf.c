@@ -256,7 +256,7 @@ static int sys_timerfn(void *map, int *key, struct sys_timer *t)
 
 		if (c) {
 			c->upgrade_req = 1;
-			scx_bpf_kick_cpu(a->long_little, SCX_KICK_PREEMPT);
+			scxk_kick_cpu(a->long_little, SCX_KICK_PREEMPT);
 		}
 	}
 	bpf_timer_start(&t->timer, CADENCE_TIMER_NS, 0);

@@ -49,5 +49,6 @@ __hidden void emit_sample(struct task_struct *p, struct task_ctx *tctx, struct c
 	s->dom = dom_of(cpu);
 	s->big = scxk_cpu_is_big(cpu);
 	s->lock_holder = tctx->lock_held;
-	bpf_ringbuf_submit(s, 0);
+	/* A wakeup from a CPU going down would never run (scxk_this_cpu_online()). */
+	bpf_ringbuf_submit(s, scxk_this_cpu_online() ? 0 : BPF_RB_NO_WAKEUP);
 }

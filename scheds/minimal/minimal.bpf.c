@@ -88,7 +88,7 @@ void BPF_STRUCT_OPS(minimal_enqueue, struct task_struct *p, u64 enq_flags)
 	 */
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu >= 0) {
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		scxk_stat_inc(MINIMAL_STAT_KICKS);
 	}
 }

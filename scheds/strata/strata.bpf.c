@@ -223,7 +223,7 @@ static void kick_for_layer(u32 l)
 	if (cpu < 0 && kind != STRATA_CONFINED && shared)
 		cpu = scx_bpf_pick_idle_cpu(shared, 0);
 	if (cpu >= 0)
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
 void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
@@ -260,7 +260,7 @@ void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
 			 enq_flags);
 		scxk_stat_inc(STRATA_STAT_FB_ENQ);
 		if ((cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0)) >= 0)
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	/* Wakeups were re-matched in select_cpu; a preempted or expired task here. */
@@ -273,7 +273,7 @@ void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
 	if (!(enq_flags & SCX_ENQ_CPU_SELECTED) &&
 	    (cpu = pick_layer_cpu(p, l, prev_cpu, &spilled)) >= 0) {
 		scxk_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, layer_slice(l), enq_flags);
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		lstat_add(l, spilled ? STRATA_LS_SPILL : STRATA_LS_ENQ_LOCAL, 1);
 		return;
 	}
@@ -415,7 +415,7 @@ void BPF_STRUCT_OPS(strata_running, struct task_struct *p)
 		s32 sib = scxk_topo.cpus[SCXK_CPU_IDX(cpu)].sibling;
 
 		if (sib >= 0)
-			scx_bpf_kick_cpu(sib, SCX_KICK_PREEMPT);
+			scxk_kick_cpu(sib, SCX_KICK_PREEMPT);
 	}
 	perf = layers[LAYER_IDX(l)].perf;
 	if (perf && cc->perf_set != perf + 1) {
