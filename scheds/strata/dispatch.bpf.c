@@ -90,6 +90,18 @@ __hidden bool consume_shared(u32 llc, u32 skip)
 	return false;
 }
 
+/* Any layer's queue, Confined ones too, this LLC first. */
+__hidden bool consume_any(u32 llc)
+{
+	u32 i, n = min(nr_layers, STRATA_MAX_LAYERS);
+
+	bpf_for (i, 0, n) {
+		if (consume_layer(i, llc))
+			return true;
+	}
+	return false;
+}
+
 /* Antistall: serve first any queue of this LLC that waited longer than allowed. */
 __hidden bool antistall_consume(u32 llc)
 {

@@ -131,7 +131,7 @@ struct strata_lstats {
 	S(CNT, STRATA_STAT_FB_ENQ, "fb_enq", U64, "",                                              \
 	  "tasks queued on a fallback DSQ (custom affinity)")                                      \
 	S(CNT, STRATA_STAT_FB_LOCAL, "fb_local", U64, "",                                          \
-	  "per-CPU kthreads dispatched straight to their CPU")                                     \
+	  "per-CPU kthreads (pinned tasks beside a higher class) sent straight to their CPU")      \
 	S(CNT, STRATA_STAT_FB_BOOST, "fb_boost", U64, "",                                          \
 	  "times the fallback DSQ was served first for its share")                                 \
 	S(RAW, STRATA_STAT_FB_RUNTIME, "fb_runtime", U64, "ns", "time run by fallback tasks")      \
@@ -139,6 +139,12 @@ struct strata_lstats {
 	S(CNT, STRATA_STAT_ANTISTALL, "antistall", U64, "",                                        \
 	  "DSQs served out of turn after waiting --antistall-sec")                                 \
 	S(CNT, STRATA_STAT_REMATCH, "rematch", U64, "", "tasks re-matched to another layer")       \
+	S(TOT, STRATA_STAT_HOTPLUG, "hotplug", U64, "",                                            \
+	  "CPUs gone offline or online since attach, handled without a restart")                   \
+	S(VAL, STRATA_HELD_CPUS, "held_cpus", U64, "",                                             \
+	  "online CPUs left out of the layers' sizing: a higher class held them")                  \
+	S(CNT, STRATA_STAT_HELD_ANY, "held_any", U64, "",                                          \
+	  "tasks a CPU beside a higher class took from any layer's queue")                         \
 	S(VAL, STRATA_CGROUPS, "cgroups", U64, "",                                                 \
 	  "cgroups seen by the last scan (0 without cgroup matchers)")                             \
 	S(VAL, STRATA_LAYERS, "layers", STRING, "",                                                \

@@ -33,6 +33,13 @@
 #define MAX_SPECS	 32
 #define CGROUP_ROOT	 "/sys/fs/cgroup"
 #define CGROUP_MAX_DEPTH 32
+/*
+ * A CPU that a higher class (RT, deadline) held for more than this share
+ * of an interval is left out of the sizing: a layer given only such CPUs
+ * got the ext DL server's 5% of one CPU.
+ */
+#define HELD_SHARE   0.5
+#define NSEC_PER_SEC 1000000000ULL
 
 static struct {
 	uint64_t slice_us;
@@ -53,7 +60,8 @@ static struct {
 	.antistall_sec = 3,
 };
 
-static struct scxk_topo_data topo; /* as written for BPF, copied in configure */
+static struct scxk_topo_data topo;	 /* as written for BPF, copied in configure */
+static struct scxk_topo_data sized_topo; /* topo without the offline and held CPUs */
 static const char *specs[MAX_SPECS];
 static unsigned int nr_specs;
 static struct strata_config config;
@@ -131,6 +139,10 @@ static struct {
 	struct strata_match_cfg *cg_match[STRATA_MAX_CGRP_MATCHERS];
 	uint64_t cg_scans;
 	unsigned int nr_cgroups;
+	uint64_t hotplug_gen;		   /* the BPF side's, when sized_topo was derived */
+	uint64_t held_prev[SCXK_MAX_CPUS]; /* each CPU's held time at the last interval */
+	bool held[SCXK_MAX_CPUS];	   /* held for more than HELD_SHARE of it */
+	unsigned int nr_held;
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- config: parsed before anything touches the kernel ---- */
@@ -254,6 +266,31 @@ static void layer_alloc_input(unsigned int nr_cpus)
 	}
 }
 
+/*
+ * Derive sized_topo from topo, the BPF side's cpu_online[] (the hotplug
+ * callbacks run before sysfs shows a change) and st.held: the allocator
+ * takes a CPU as present when its LLC mask has it, and leaves the others
+ * unowned (open to the shared layers). A CPU offline at load is not in topo
+ * and stays unowned. If every online CPU is held, none is left out for it.
+ * Returns how many CPUs the layers are sized over; caller holds st.lock.
+ */
+static unsigned int derive_sized_topo(const u8 *online)
+{
+	unsigned int cpu, nr = 0, pass;
+
+	for (pass = 0; pass < 2 && !nr; pass++) {
+		sized_topo = topo;
+		for (cpu = 0; cpu < topo.nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++) {
+			u64 *w = &sized_topo.llc_mask[topo.cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64];
+
+			if (!online[cpu] || (!pass && st.held[cpu]))
+				*w &= ~(1ULL << (cpu % 64));
+			nr += (*w >> (cpu % 64)) & 1;
+		}
+	}
+	return nr;
+}
+
 /* Publish st.owner to BPF; caller holds st.lock. */
 static void publish(struct scx_strata *skel, const struct scxk_topo_data *t)
 {
@@ -290,7 +327,7 @@ static void publish(struct scx_strata *skel, const struct scxk_topo_data *t)
 static int strata_configure(struct scxk_run *run)
 {
 	struct scx_strata *skel = run->skel;
-	const struct scxk_topo_data *t = &topo;
+	const struct scxk_topo_data *t = &sized_topo;
 	unsigned int l, cpu, nr = 0, target[STRATA_MAX_LAYERS] = {0};
 	struct bpf_map *tmap = bpf_object__find_map_by_name(run->obj, ".data.scxk_topo");
 	const void *tdata;
@@ -323,12 +360,23 @@ static int strata_configure(struct scxk_run *run)
 	skel->rodata->slice_ns = opt.slice_us * 1000;
 	skel->rodata->lo_fb_wait_ns = opt.lo_fb_wait_us * 1000;
 	skel->rodata->antistall_ns = opt.disable_antistall ? 0 : opt.antistall_sec * 1000000000ULL;
-	for (cpu = 0; cpu < t->nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++)
-		nr += (t->llc_mask[t->cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64] >> (cpu % 64)) & 1;
-	skel->rodata->nr_online_cpus = nr ? nr : 1;
+	/* The topology read at start seeds what the hotplug callbacks keep. */
+	for (cpu = 0; cpu < topo.nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++) {
+		u64 w = topo.llc_mask[topo.cpus[cpu].llc % SCXK_MAX_LLCS][cpu / 64];
+
+		skel->bss->cpu_online[cpu] = (w >> (cpu % 64)) & 1;
+		nr += skel->bss->cpu_online[cpu];
+	}
+	skel->bss->nr_online_cpus = nr ? nr : 1;
 
 	/* The first allocation: every layer at its minimum until utilisation is known. */
 	pthread_mutex_lock(&st.lock);
+	/* A new object counts from zero, and nothing is known held yet. */
+	st.hotplug_gen = 0;
+	memset(st.held_prev, 0, sizeof(st.held_prev));
+	memset(st.held, 0, sizeof(st.held));
+	st.nr_held = 0;
+	nr = derive_sized_topo(skel->bss->cpu_online);
 	st.nr_cpus = nr;
 	layer_alloc_input(nr);
 	memset(st.owner, STRATA_OWNER_OPEN, sizeof(st.owner));
@@ -483,10 +531,80 @@ static int read_lstats(struct scx_strata *skel, struct strata_lstats *sum)
 	return 0;
 }
 
+/*
+ * Which online CPUs a higher class held for more than HELD_SHARE of the
+ * last @dt seconds, from the BPF side's held time (a spell still open at
+ * @now counts up to it). Returns whether that set changed; caller holds
+ * st.lock.
+ */
+static bool update_held(struct scx_strata *skel, const struct timespec *now, double dt)
+{
+	uint64_t now_ns = (uint64_t)now->tv_sec * NSEC_PER_SEC + (uint64_t)now->tv_nsec;
+	unsigned int cpu, nr = 0;
+	bool changed = false;
+
+	for (cpu = 0; cpu < topo.nr_cpu_ids && cpu < SCXK_MAX_CPUS; cpu++) {
+		/* Total first: a spell closing between the two reads is counted next time. */
+		uint64_t total = skel->bss->cpu_held_ns[cpu];
+		uint64_t at = skel->bss->cpu_released_at[cpu], d;
+		bool held;
+
+		if (at && now_ns > at)
+			total += now_ns - at;
+		d = total > st.held_prev[cpu] ? total - st.held_prev[cpu] : 0;
+		st.held_prev[cpu] = total;
+		held = skel->bss->cpu_online[cpu] && d > HELD_SHARE * dt * NSEC_PER_SEC;
+		changed |= held != st.held[cpu];
+		st.held[cpu] = held;
+		nr += held;
+	}
+	st.nr_held = nr;
+	return changed;
+}
+
+/*
+ * The CPUs to size over changed (hotplug, or a higher class took or left
+ * one): derive them again and re-apply each layer's bounds for the new
+ * count; caller holds st.lock.
+ */
+static void resize_cpus(struct scx_strata *skel)
+{
+	st.hotplug_gen = skel->bss->hotplug_gen;
+	st.nr_cpus = derive_sized_topo(skel->bss->cpu_online);
+	layer_alloc_input(st.nr_cpus);
+}
+
+/*
+ * A CPU went on/offline (the BPF side bumped hotplug_gen): at once, not at
+ * the next interval, size the layers over the CPUs online now, each at its
+ * last target within the bounds for the new count.
+ */
+static void resize_after_hotplug(struct scx_strata *skel)
+{
+	unsigned int target[STRATA_MAX_LAYERS] = {0}, l;
+
+	pthread_mutex_lock(&st.lock);
+	resize_cpus(skel);
+	for (l = 0; l < config.nr_layers; l++) {
+		const struct layer_state *ls = &st.layers[l];
+
+		if (config.layers[l].kind == STRATA_OPEN)
+			continue;
+		target[l] = ls->target < ls->min_cpus ? ls->min_cpus : ls->target;
+		if (target[l] > ls->max_cpus)
+			target[l] = ls->max_cpus;
+	}
+	st.open_cpus = strata_alloc(&sized_topo, st.alloc, config.nr_layers, target, st.owner);
+	publish(skel, &sized_topo);
+	pthread_mutex_unlock(&st.lock);
+	scxk_info("CPUs online: %u, sized over %u; layers re-sized without a restart",
+		  skel->bss->nr_online_cpus, st.nr_cpus);
+}
+
 static int strata_tick(struct scxk_run *run)
 {
 	struct scx_strata *skel = run->skel;
-	const struct scxk_topo_data *t = &topo;
+	const struct scxk_topo_data *t = &sized_topo;
 	struct strata_lstats sum[STRATA_MAX_LAYERS];
 	uint64_t ctr[SCXK_MAX_COUNTERS];
 	unsigned int target[STRATA_MAX_LAYERS] = {0}, l;
@@ -496,6 +614,8 @@ static int strata_tick(struct scxk_run *run)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	dt = (now.tv_sec - st.last.tv_sec) + (now.tv_nsec - st.last.tv_nsec) / 1e9;
+	if (skel->bss->hotplug_gen != st.hotplug_gen)
+		resize_after_hotplug(skel);
 	/*
 	 * Ticks come every 50 ms or a little later: act on the one nearest the
 	 * interval. (Half the interval let every tick through at the default
@@ -509,6 +629,8 @@ static int strata_tick(struct scxk_run *run)
 
 	pthread_mutex_lock(&st.lock);
 	st.last = now;
+	if (update_held(skel, &now, dt))
+		resize_cpus(skel);
 	for (l = 0; l < config.nr_layers; l++) {
 		struct layer_state *ls = &st.layers[l];
 		const struct strata_layer_cfg *lc = &config.layers[l];
@@ -587,6 +709,7 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	pthread_mutex_lock(&st.lock);
 	scxk_stats_set_u64(r, STRATA_NR_LAYERS, config.nr_layers);
 	scxk_stats_set_u64(r, STRATA_OPEN_CPUS, st.open_cpus);
+	scxk_stats_set_u64(r, STRATA_HELD_CPUS, st.nr_held);
 	scxk_stats_set_real(r, STRATA_FB_UTIL, st.fb_util);
 	scxk_stats_set_u64(r, STRATA_CGROUPS, st.nr_cgroups);
 	scxk_stats_set(r, STRATA_LAYERS, layers_json(ls, prev));

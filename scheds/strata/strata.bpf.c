@@ -36,7 +36,6 @@ const volatile struct strata_layer_bpf layers[STRATA_MAX_LAYERS];
 const volatile struct strata_match flat[STRATA_MAX_FLAT];
 const volatile u32 nr_layers = 1;
 const volatile u32 nr_flat;
-const volatile u32 nr_online_cpus = 1;
 const volatile u64 slice_ns = 20 * SCXK_NSEC_PER_MSEC;	    /* --slice-us */
 const volatile u64 lo_fb_wait_ns = 10 * SCXK_NSEC_PER_MSEC; /* --lo-fb-wait-us */
 const volatile u64 antistall_ns = 3 * SCXK_NSEC_PER_SEC;    /* --antistall-sec, 0 = off */
@@ -48,6 +47,19 @@ u64 alloc_gen;	     /* bumped after cpu_owner changes */
 u32 fb_boost;	     /* fallback below its share: serve it first */
 u32 fully_allocated; /* no CPU left unowned (idle_confined) */
 u32 cg_gen;	     /* bumped after the cgroup map changes */
+u32 nr_online_cpus;  /* seeded by the loader, kept by the hotplug callbacks */
+
+/* ---- read by the loader (and written by it only before attach) ---- */
+u64 hotplug_gen;	      /* bumped by each CPU going on/offline */
+u8 cpu_online[SCXK_MAX_CPUS]; /* as the hotplug callbacks last said */
+/*
+ * Time a higher class (RT, deadline) held each CPU: the total of closed
+ * spells, and when the open one began (0: ext has the CPU). Each slot is
+ * written only on its own CPU, on bpf_ktime_get_ns()'s clock, which is the
+ * loader's CLOCK_MONOTONIC.
+ */
+u64 cpu_held_ns[SCXK_MAX_CPUS];
+u64 cpu_released_at[SCXK_MAX_CPUS];
 
 /* ---- read by the loader ---- */
 s64 layer_nr_tasks[STRATA_MAX_LAYERS];
@@ -230,6 +242,17 @@ void BPF_STRUCT_OPS(strata_enqueue, struct task_struct *p, u64 enq_flags)
 		scxk_stat_inc(STRATA_STAT_FB_LOCAL);
 		return;
 	}
+	/*
+	 * Beside a higher class, a task that may run only here runs through
+	 * the ext DL server, which finds it only on the local DSQ (see
+	 * scxk_higher_class_runnable()); queued elsewhere, it waited for an
+	 * empty pick to stop that server for good.
+	 */
+	if (scxk_task_pinned(p) && scxk_higher_class_runnable(prev_cpu)) {
+		scxk_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, enq_flags);
+		scxk_stat_inc(STRATA_STAT_FB_LOCAL);
+		return;
+	}
 	if (!tctx || custom_affinity(p)) {
 		if (tctx)
 			tctx->enq_at = scxk_now();
@@ -315,6 +338,20 @@ void BPF_STRUCT_OPS(strata_dispatch, s32 cpu, struct task_struct *prev)
 fallback:
 	if (consume(fb, STRATA_MAX_LAYERS, llc))
 		return;
+	/*
+	 * Beside a higher class this CPU runs ext tasks only through the ext
+	 * DL server, which stops at its first empty pick and starts again only
+	 * once no ext task counts here: a task pinned here meanwhile starved
+	 * (the watchdog ejected the scheduler). So prev runs on, or any
+	 * layer's queued task runs here, rather than nothing.
+	 */
+	if (scxk_higher_class_runnable(cpu)) {
+		if (scxk_prev_runnable(prev))
+			scxk_task_set_slice(prev, slice_ns);
+		else if (consume_any(llc))
+			scxk_stat_inc(STRATA_STAT_HELD_ANY);
+		return;
+	}
 	/* Nothing waits: prev runs on if its layer may still use this CPU. */
 	if (!scxk_prev_runnable(prev) || !(tctx = task_ctx(prev)))
 		return;
@@ -467,6 +504,54 @@ void BPF_STRUCT_OPS(strata_exit_task, struct task_struct *p, struct scx_exit_tas
 		__sync_fetch_and_sub(&layer_nr_tasks[LAYER_IDX(tctx->layer)], 1);
 }
 
+/*
+ * A higher class took this CPU. Tasks on its local DSQ would wait for the
+ * ext DL server's next budget: they go back through enqueue, which keeps
+ * the pinned ones here and queues the others where other CPUs see them.
+ * The held time tells the loader to size the layers without this CPU (an
+ * RT hog on the only CPU of a layer left that layer 5% of a CPU).
+ */
+void BPF_STRUCT_OPS(strata_cpu_release, s32 cpu, struct scx_cpu_release_args *args)
+{
+	cpu_released_at[SCXK_CPU_IDX(cpu)] = bpf_ktime_get_ns() ?: 1;
+	scxk_reenqueue_local();
+}
+
+void BPF_STRUCT_OPS(strata_cpu_acquire, s32 cpu, struct scx_cpu_acquire_args *args)
+{
+	u32 i = SCXK_CPU_IDX(cpu);
+	u64 at = cpu_released_at[i];
+
+	if (!at)
+		return;
+	cpu_held_ns[i] += bpf_ktime_get_ns() - at;
+	cpu_released_at[i] = 0;
+}
+
+/*
+ * With both hotplug callbacks the kernel keeps the scheduler attached
+ * through a CPU going offline or online. They run before sysfs shows the
+ * change, so they keep their own cpu_online[]; the loader sees hotplug_gen
+ * move at its next tick (50 ms) and sizes the layers over the CPUs online
+ * then. Until that, a layer may still own an offline CPU: the kernel routes
+ * a task placed there to the global DSQ, and an offline CPU is never idle.
+ */
+void BPF_STRUCT_OPS(strata_cpu_online, s32 cpu)
+{
+	cpu_online[SCXK_CPU_IDX(cpu)] = 1;
+	__sync_fetch_and_add(&nr_online_cpus, 1);
+	__sync_fetch_and_add(&hotplug_gen, 1);
+	scxk_stat_inc(STRATA_STAT_HOTPLUG);
+}
+
+void BPF_STRUCT_OPS(strata_cpu_offline, s32 cpu)
+{
+	cpu_online[SCXK_CPU_IDX(cpu)] = 0;
+	__sync_fetch_and_sub(&nr_online_cpus, 1);
+	__sync_fetch_and_add(&hotplug_gen, 1);
+	scxk_stat_inc(STRATA_STAT_HOTPLUG);
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(strata_init)
 {
 	u32 i, llc, nr_llcs = min(scxk_topo.nr_llcs, SCXK_MAX_LLCS);
@@ -505,6 +590,8 @@ SCXK_OPS_DEFINE(strata_ops, .select_cpu = (void *)strata_select_cpu,
 		.yield = (void *)strata_yield, .set_weight = (void *)strata_set_weight,
 		.cgroup_move = (void *)strata_cgroup_move, .enable = (void *)strata_enable,
 		.init_task = (void *)strata_init_task, .exit_task = (void *)strata_exit_task,
-		.init = (void *)strata_init, .exit = (void *)strata_exit,
-		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST, .timeout_ms = 10000,
-		.name = "strata");
+		.cpu_acquire = (void *)strata_cpu_acquire,
+		.cpu_release = (void *)strata_cpu_release, .cpu_online = (void *)strata_cpu_online,
+		.cpu_offline = (void *)strata_cpu_offline, .init = (void *)strata_init,
+		.exit = (void *)strata_exit, .flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST,
+		.timeout_ms = 10000, .name = "strata");

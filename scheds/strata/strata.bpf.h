@@ -33,14 +33,14 @@
 /* ---- set by the loader before load (strata.bpf.c) ---- */
 extern const volatile struct strata_layer_bpf layers[STRATA_MAX_LAYERS];
 extern const volatile struct strata_match flat[STRATA_MAX_FLAT];
-extern const volatile u32 nr_layers, nr_flat, nr_online_cpus;
+extern const volatile u32 nr_layers, nr_flat;
 extern const volatile u64 slice_ns, lo_fb_wait_ns, antistall_ns;
 
 /* ---- pushed by the loader every interval, read by it, state (strata.bpf.c) ---- */
 extern u8 cpu_owner[SCXK_MAX_CPUS];
 extern u32 layer_nr_cpus[STRATA_MAX_LAYERS];
 extern u64 alloc_gen;
-extern u32 fb_boost, fully_allocated, cg_gen;
+extern u32 fb_boost, fully_allocated, cg_gen, nr_online_cpus;
 extern s64 layer_nr_tasks[STRATA_MAX_LAYERS];
 extern u64 applied_gen;
 extern u64 layer_lvtime[STRATA_MAX_LAYERS];
@@ -164,6 +164,7 @@ __hidden void maybe_rematch(struct task_struct *p, struct task_ctx *tctx);
 __hidden bool sibling_exclusive(s32 cpu);
 __hidden bool consume_layer(u32 l, u32 llc);
 __hidden bool consume_shared(u32 llc, u32 skip);
+__hidden bool consume_any(u32 llc);
 __hidden bool antistall_consume(u32 llc);
 __hidden bool allowed_on(u32 l, s32 cpu);
 

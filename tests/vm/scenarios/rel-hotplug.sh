@@ -137,6 +137,10 @@ if [ -n "$inplace" ]; then
 		wait_for 10 dom_cpus_is $ncpu
 		check "in place: the domains count $ncpu online CPUs again" dom_cpus_is $ncpu
 	fi
+	# A scheduler that sizes over the CPUs no higher class holds (strata's
+	# held_cpus) must have left out CPU 0, which the FIFO hog holds.
+	_h=$(stat_of "$line" held_cpus)
+	[ -z "$_h" ] || check "CPU 0 (the FIFO hog's) left out of the sizing (held_cpus=$_h)" [ "$_h" -ge 1 ]
 else
 	# Attached again = enable_seq moved past the offline restart and enabled.
 	t1=
