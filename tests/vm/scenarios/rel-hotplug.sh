@@ -200,6 +200,9 @@ rss1=$(rss_kb)
 check "resident memory of the loader within ${rss_slack_kb} kB ($rss0 -> $rss1 kB)" \
 	[ "$rss1" -le $((rss0 + rss_slack_kb)) ]
 
+# For the record (e.g. scx_relay's nr_sched_moved: its scheduling thread
+# leaving the FIFO hog's CPU).
+diag "counters at the end: $(stats_line $bin | cut -c1-600)"
 kill $fork_pid $cpu_pid $rt_pid $nice_pid $churn_pid 2>/dev/null
 wait $fork_pid $cpu_pid $rt_pid $churn_pid 2>/dev/null
 check "loader never reported an error exit" sh -c "! grep -E 'error: EXIT|giving up' $SCHED_LOG"
