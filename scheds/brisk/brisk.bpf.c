@@ -195,7 +195,12 @@ static s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 
 	if (!primary_all && (cpu = pick_idle_in(p, primary_cpumask())) >= 0)
 		return cpu;
-	return scxk_pick_idle_cpu(p, prev_cpu, flags | (numa_aware ? 0 : SCXK_IDLE_LLC_ONLY));
+	/*
+	 * The whole machine, nearest first: a search kept inside prev_cpu's
+	 * LLC left a wakee queued behind busy CPUs there (or preempting them)
+	 * while the other LLC idled (brisk-llc: 0-1 of 20 wakeups there).
+	 */
+	return scxk_pick_idle_cpu(p, prev_cpu, flags);
 }
 
 /* ---- callbacks, in the order the kernel calls them ---- */

@@ -192,6 +192,17 @@ stat_of() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 # short enough that settle can outlast it.
 SETTLE_TIMEOUT_MS=20000
 
+# cpu_snap FILE : per-CPU busy and total jiffies now
+cpu_snap() { awk '/^cpu[0-9]/ {print $1, $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat >"$1"; }
+# busy_between F0 F1 : per-CPU busy % between two cpu_snaps, space-separated
+busy_between() { paste "$1" "$2" | awk '{t = $6 - $3; printf "%d ", t ? 100 * ($5 - $2) / t : 0}'; }
+# min_of / avg_of WORDS... (integers)
+min_of() { echo "$@" | tr ' ' '\n' | grep . | sort -n | head -n 1; }
+avg_of() { echo "$@" | tr ' ' '\n' | grep . | awk '{s += $1} END {printf "%d", s / NR}'; }
+
+# canary_count CPU : wakeups settle's canary on CPU has counted so far
+canary_count() { cat /tmp/canary.$1 2>/dev/null | wc -l; }
+
 # settle SECONDS : after the last workload the scheduler stays loaded while
 # one canary per online CPU (pinned there, waking every 50 ms) must keep
 # making progress. Started with SCX_TIMEOUT_MS below SECONDS, the kernel's
@@ -201,26 +212,30 @@ settle() {
 	_s=$1
 	_pids=
 	_cpus=
-	rm -f /tmp/canary.*
+	rm -f /tmp/canary.* /tmp/settle.report
 	# Not _d: check() keeps its description there.
 	for _cd in /sys/devices/system/cpu/cpu[0-9]*; do
 		_c=${_cd##*cpu}
 		[ "$(cat "$_cd/online" 2>/dev/null || echo 1)" = 1 ] || continue
-		taskset -c "$_c" sh -c "i=0; while :; do i=\$((i + 1)); echo \$i >/tmp/canary.$_c; sleep 0.05; done" &
+		# One line per wakeup, appended: a file rewritten in place (echo >)
+		# is empty between its truncation and the write, and a reader that
+		# lands there reads no progress at all.
+		taskset -c "$_c" sh -c "while :; do echo >>/tmp/canary.$_c; sleep 0.05; done" &
 		_pids="$_pids $!"
 		_cpus="$_cpus $_c"
 	done
 	sleep 1
-	for _c in $_cpus; do eval "_b$_c=\$(cat /tmp/canary.$_c 2>/dev/null || echo 0)"; done
+	for _c in $_cpus; do eval "_b$_c=\$(canary_count $_c)"; done
 	sleep "$_s"
 	_rc=0
 	for _c in $_cpus; do
 		eval "_b=\$_b$_c"
-		_a=$(cat /tmp/canary.$_c 2>/dev/null || echo 0)
+		_a=$(canary_count $_c)
 		# At least one wakeup a second, far below the 20 a second asked for.
-		echo "canary on CPU $_c: $_b -> $_a in $_s s"
+		echo "canary on CPU $_c: $_b -> $_a in $_s s" >>/tmp/settle.report
 		[ $((_a - _b)) -ge "$_s" ] || _rc=1
 	done
+	cat /tmp/settle.report
 	kill $_pids 2>/dev/null
 	wait $_pids 2>/dev/null
 	sched_alive || { echo "scheduler ejected or gone during the settle period"; _rc=1; }

@@ -5,7 +5,9 @@
 # Reload loop: CYCLES attach/detach cycles per scheduler, each one attached
 # (state "enabled") and detached with exit 0. At the end the kernel holds
 # as many BPF programs and maps as before the first cycle (counted with
-# bpftool), and its memory is back to the baseline (see KOBJ_SLACK_KB).
+# bpftool), the kernel's own allocations stopped growing after the first
+# fifth of the cycles (KOBJ_SLACK_KB), and available memory is back to the
+# baseline (MEM_SLACK_KB).
 # Fork storm: the scheduler starts while stress-ng --fork runs; it
 # attaches, places tasks (its counters move), detaches with exit 0, and the
 # storm completes.
@@ -17,9 +19,13 @@ cycles=${1:-100}
 scheds=${*:-$ALL_SCHEDS}
 # Memory is compared after dropping caches. A leaked BPF program or map
 # stays in the kernel's own allocations (slab, vmalloc, per-CPU, page
-# tables, stacks): their sum must be back within KOBJ_SLACK_KB, i.e. less
-# than 34 kB per cycle over 10 cycles of 6 schedulers, while one attached
-# scheduler holds 0.3-2.5 MB there (measured; printed per scheduler).
+# tables, stacks), and one attached scheduler holds 0.3-2.5 MB there
+# (measured; printed per scheduler). Their sum is compared per scheduler
+# over its cycles after the first fifth: the first cycles grow it by up to
+# 2.5 MB once (slab pages and kworkers the kernel keeps: scx_cadence
+# +2140 kB after 25 cycles, +2124 after 50, +2448 after 75, +2052 after
+# 100 in CI), and a leak grows it every cycle. KOBJ_SLACK_KB over the 80
+# cycles of the default run is 25 kB per cycle.
 # The coarse check is MemAvailable plus the pages parked on the per-CPU
 # free lists, which are free but missing from MemAvailable: those lists
 # grew by 22 MB over 100 cycles of scx_relay (it locks and frees a 16 MB
@@ -40,7 +46,7 @@ kobj_kb() {
 	for _f in $kobj_fields; do _s=$((_s + $(meminfo $_f))); done
 	echo $_s
 }
-settle() {
+drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	sleep 1
@@ -72,7 +78,7 @@ for name in $scheds; do
 done
 
 # ---- reload loop -------------------------------------------------------------
-settle
+drop_caches
 progs0=$(nr_progs)
 maps0=$(nr_maps)
 avail0=$(free_kb)
@@ -80,6 +86,7 @@ diag "baseline: $progs0 BPF programs, $maps0 maps, MemAvailable $(meminfo MemAva
 kobj0=$(kobj_kb)
 cp /proc/meminfo /tmp/meminfo.0
 cp /proc/vmstat /tmp/vmstat.0
+cp /proc/slabinfo /tmp/slabinfo.0 2>/dev/null
 diag "per-CPU free lists: $(pcp_kb) kB"
 for name in $scheds; do
 	bin=scx_$name
@@ -91,7 +98,13 @@ for name in $scheds; do
 	t0=$(uptime_cs)
 	i=0
 	bad=0
+	warm=$((cycles / 5))
 	while [ $i -lt "$cycles" ]; do
+		if [ $i = "$warm" ]; then
+			wait_for 30 objects_back
+			drop_caches
+			k0=$(kobj_kb)
+		fi
 		if ! start_sched $bin $flags; then
 			bad=$((bad + 1))
 			stop_sched KILL
@@ -100,17 +113,21 @@ for name in $scheds; do
 			[ "$SCHED_RC" = 0 ] || { bad=$((bad + 1)); diag "cycle $i: exit $SCHED_RC"; }
 		fi
 		i=$((i + 1))
-		[ $((i % 25)) = 0 ] && diag "  after $i cycles: MemFree $(meminfo MemFree) kB, per-CPU free lists $(pcp_kb) kB"
+		[ $((i % 25)) = 0 ] && diag "  after $i cycles: MemFree $(meminfo MemFree) kB, per-CPU free lists $(pcp_kb) kB, kernel objects +$(($(kobj_kb) - kobj0)) kB ($(for f in $kobj_fields; do printf '%s %s ' $f $(meminfo $f); done))"
 	done
 	t1=$(uptime_cs)
 	diag "$name: $cycles cycles in $(((t1 - t0) / 100)) s"
 	is "$name: $cycles cycles attached and detached with exit 0" "$bad" 0
 	wait_for 30 objects_back
+	drop_caches
+	k1=$(kobj_kb)
+	check "$name: kernel objects (${kobj_fields}) grew less than $KOBJ_SLACK_KB kB over the last $((cycles - warm)) cycles (grew $((k1 - k0)) kB; $((k0 - kobj0)) kB in the first $warm)" \
+		[ $((k1 - k0)) -lt $KOBJ_SLACK_KB ]
 	is "$name: BPF programs back to baseline" "$(nr_progs)" "$progs0"
 	is "$name: BPF maps back to baseline" "$(nr_maps)" "$maps0"
 	is "$name: state disabled" "$(state)" disabled
 done
-settle
+drop_caches
 avail1=$(free_kb)
 diag "after: MemAvailable $(meminfo MemAvailable) kB, per-CPU free lists $(pcp_kb) kB"
 # Where a difference is, if there is one: every /proc/meminfo field that
@@ -120,10 +137,11 @@ awk 'NR == FNR { v[$1] = $2; next } { d = $2 - v[$1]; if (d >= 1024 || d <= -102
 # And every /proc/vmstat gauge (nr_*) that moved by 256 pages (1 MiB) or more.
 awk 'NR == FNR { v[$1] = $2; next } $1 ~ /^nr_/ { d = $2 - v[$1]; if (d >= 256 || d <= -256) printf "#   vmstat %s %d\n", $1, d }' \
 	/tmp/vmstat.0 /proc/vmstat
+# And every slab cache that grew by 64 kB or more (active objects x size).
+[ -f /tmp/slabinfo.0 ] && awk 'NR == FNR { v[$1] = $2 * $4; next } /^[a-z]/ && FNR > 2 { d = ($2 * $4 - v[$1]) / 1024; if (d >= 64) printf "#   slab %s %+d kB\n", $1, d }' \
+	/tmp/slabinfo.0 /proc/slabinfo
 diag "  tmpfs use: $(du -sk /tmp /run /dev/shm | tr '\n\t' '  ')"
-kobj1=$(kobj_kb)
-check "kernel objects (${kobj_fields}) back to baseline within $KOBJ_SLACK_KB kB (grew $((kobj1 - kobj0)) kB)" \
-	[ $((kobj1 - kobj0)) -lt $KOBJ_SLACK_KB ]
+diag "kernel objects (${kobj_fields}) $(($(kobj_kb) - kobj0)) kB above the baseline after every scheduler's cycles"
 check "available memory (MemAvailable + per-CPU free lists) back to baseline within $MEM_SLACK_KB kB (lost $((avail0 - avail1)) kB)" \
 	[ $((avail0 - avail1)) -lt $MEM_SLACK_KB ]
 done_testing

@@ -191,6 +191,10 @@ fi
 
 storm "settle: one canary per CPU progresses for longer than the watchdog timeout" \
 	settle $((SETTLE_TIMEOUT_MS / 1000 + 1))
+# Printed on success too: the margin is what says whether a slow CI host
+# is close to failing the one-wakeup-a-second bar.
+sed 's/^/# /' /tmp/settle.report
+diag "stats after settle: $(timeout 20 $bin --monitor 0.2 --monitor-count 1 --stats-socket $sock 2>/dev/null | tail -n 1)"
 
 restarts=$(grep -c "restarting in-process" $SCHED_LOG)
 seq1=$(cat $SCX/enable_seq 2>/dev/null || echo 0)
