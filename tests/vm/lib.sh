@@ -192,6 +192,20 @@ stat_of() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 # short enough that settle can outlast it.
 SETTLE_TIMEOUT_MS=20000
 
+# show_loader_log : the loader's log as TAP comments, for a failed scenario:
+# from its first exit report on (the kernel's dump names the stalled task
+# and every CPU's queues, and its start is what explains an ejection), at
+# most 250 lines; else its last 30 lines.
+show_loader_log() {
+	diag "loader log:"
+	_l=$(grep -n -m 1 -E 'EXIT:' $SCHED_LOG | cut -d: -f1)
+	if [ -n "$_l" ]; then
+		sed -n "$_l,$((_l + 249))p" $SCHED_LOG | sed 's/^/#   /'
+	else
+		tail -n 30 $SCHED_LOG | sed 's/^/#   /'
+	fi
+}
+
 # cpu_snap FILE : per-CPU busy and total jiffies now
 cpu_snap() { awk '/^cpu[0-9]/ {print $1, $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat >"$1"; }
 # busy_between F0 F1 : per-CPU busy % between two cpu_snaps, space-separated

@@ -208,5 +208,5 @@ wait $fork_pid $cpu_pid $rt_pid $churn_pid 2>/dev/null
 check "loader never reported an error exit" sh -c "! grep -E 'error: EXIT|giving up' $SCHED_LOG"
 stop_sched INT
 is "SIGINT detaches cleanly with exit 0" "$SCHED_RC" 0
-[ $_fail = 0 ] || { diag "loader log:"; tail -n 30 $SCHED_LOG | sed 's/^/#   /'; }
+[ $_fail = 0 ] || show_loader_log
 done_testing

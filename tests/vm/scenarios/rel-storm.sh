@@ -205,5 +205,5 @@ stop_sched INT
 is "SIGINT detaches cleanly with exit 0" "$SCHED_RC" 0
 is "state back to disabled" "$(state)" disabled
 check "stats socket removed on exit" sh -c "! [ -e $sock ]"
-[ $_fail = 0 ] || { diag "loader log:"; tail -n 30 $SCHED_LOG | sed 's/^/#   /'; }
+[ $_fail = 0 ] || show_loader_log
 done_testing
