@@ -556,7 +556,14 @@ void BPF_STRUCT_OPS(scxu_dispatch, s32 cpu, struct task_struct *prev)
 	struct drain_ctx dctx = {.budget = SCXU_DISPATCH_BATCH};
 	bool after_usersched = prev && is_usersched(prev);
 
-	bpf_user_ringbuf_drain(&dispatched, drain_one, &dctx, 0);
+	/*
+	 * No wakeup: it wakes producers waiting for room, and user space never
+	 * waits (scxu_dispatch() counts a full ring instead). The wakeup is an
+	 * irq_work on this CPU, which wedges it when queued from a CPU going
+	 * down (scxk_this_cpu_online()): the next detach then hung in
+	 * scx_root_disable() -> irq_work_sync() (rel-hotplug-relay, 1 run of 10).
+	 */
+	bpf_user_ringbuf_drain(&dispatched, drain_one, &dctx, BPF_RB_NO_WAKEUP);
 	nr_dsq_waiting = scx_bpf_dsq_nr_queued(SCXU_DSQ_SHARED);
 
 	/*
