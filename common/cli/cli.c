@@ -36,6 +36,7 @@ enum {
 	OPT_FAULT_STARVE,
 	OPT_CHECK_ARGS,
 	OPT_HELP_OPTIONS,
+	OPT_FEATURES,
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
@@ -71,6 +72,10 @@ static const struct {
 	{"verbose", 'v', NULL, SCXK_OPT_FLAG, 0, 0, "more output; twice adds libbpf's debug output",
 	 NULL},
 	{"version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, "print the version and exit", NULL},
+	{"features", OPT_FEATURES, NULL, SCXK_OPT_FLAG, 0, 0,
+	 "list the kernel features this scheduler uses (ops flags, callbacks, kfuncs) and "
+	 "whether the running kernel has each, then exit; loads nothing",
+	 NULL},
 	{"help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, "print this help and exit", NULL},
 	{"help-man", OPT_HELP_MAN, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "print the OPTIONS section of the man page (scdoc)", NULL},
@@ -428,6 +433,9 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		return 0;
 	case OPT_CHECK_ARGS:
 		c->check_args = true;
+		return 0;
+	case OPT_FEATURES:
+		c->features = true;
 		return 0;
 	case OPT_FAULT_STARVE:
 		c->fault_starve_tgid = u;

@@ -53,7 +53,7 @@ int scxk_obj_set_var(struct bpf_object *obj, const char *sec, const char *var, c
 	return -ENOENT;
 }
 
-static struct bpf_map *ops_map(struct bpf_object *obj)
+struct bpf_map *scxk_obj_ops_map(struct bpf_object *obj)
 {
 	struct bpf_map *map;
 
@@ -68,7 +68,7 @@ static struct bpf_map *ops_map(struct bpf_object *obj)
 static int ops_member(struct bpf_object *obj, const char *field, char **ptr, size_t *len)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	struct bpf_map *map = ops_map(obj);
+	struct bpf_map *map = scxk_obj_ops_map(obj);
 	const struct btf_member *m;
 	const struct btf_type *t;
 	size_t size;
@@ -123,113 +123,6 @@ int scxk_obj_get_ops_field(struct bpf_object *obj, const char *field, uint64_t *
 	*val = 0;
 	memcpy(val, p, len);
 	return 0;
-}
-
-/* enum @name of @btf, as ENUM64 (values past 32 bits, 6.13+) or ENUM. */
-static const struct btf_type *find_enum(const struct btf *btf, const char *name)
-{
-	int id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM64);
-
-	if (id < 0)
-		id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
-	return id < 0 ? NULL : btf__type_by_id(btf, id);
-}
-
-static uint64_t enumerator_value(const struct btf_type *t, int i)
-{
-	if (btf_is_enum64(t))
-		return btf_enum64_value(btf_enum64(t) + i);
-	return (uint32_t)btf_enum(t)[i].val;
-}
-
-static const char *enumerator_name(const struct btf *btf, const struct btf_type *t, int i)
-{
-	return btf__name_by_offset(btf, btf_is_enum64(t) ? btf_enum64(t)[i].name_off
-							 : btf_enum(t)[i].name_off);
-}
-
-static int enum_value_of(const struct btf *btf, const struct btf_type *t, const char *name,
-			 uint64_t *val)
-{
-	int i;
-
-	for (i = 0; i < btf_vlen(t); i++) {
-		if (!strcmp(enumerator_name(btf, t, i), name)) {
-			*val = enumerator_value(t, i);
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static const char *enum_name_of(const struct btf *btf, const struct btf_type *t, uint64_t val)
-{
-	int i;
-
-	for (i = 0; i < btf_vlen(t); i++)
-		if (enumerator_value(t, i) == val)
-			return enumerator_name(btf, t, i);
-	return NULL;
-}
-
-int scxk_ops_flags_translate(const struct btf *built, const struct btf *kernel, uint64_t flags,
-			     bool partial, uint64_t *out)
-{
-	const struct btf_type *bt = find_enum(built, "scx_ops_flags");
-	const struct btf_type *kt = find_enum(kernel, "scx_ops_flags");
-	uint64_t v;
-	int bit;
-
-	if (!kt)
-		return scxk_err(-EOPNOTSUPP, "the running kernel's BTF has no enum scx_ops_flags");
-	if (!bt && flags)
-		return scxk_err(-ENOENT, "the BPF object's BTF has no enum scx_ops_flags "
-					 "(link common/sched/uei)");
-	*out = 0;
-	for (bit = 0; bit < 64; bit++) {
-		const char *name;
-
-		if (!(flags & (1ULL << bit)))
-			continue;
-		name = enum_name_of(built, bt, 1ULL << bit);
-		if (!name)
-			return scxk_err(-EINVAL, "ops flag bit %d has no name in the BPF object",
-					bit);
-		if (enum_value_of(kernel, kt, name, &v)) {
-			/* Like compat.h's "enum or zero": an older kernel lacks the
-			 * feature and behaves as the flag's absence says. */
-			scxk_info("this kernel has no %s; running without it", name);
-			continue;
-		}
-		*out |= v;
-	}
-	if (partial) {
-		if (enum_value_of(kernel, kt, "SCX_OPS_SWITCH_PARTIAL", &v))
-			return scxk_err(-EOPNOTSUPP, "this kernel has no SCX_OPS_SWITCH_PARTIAL");
-		*out |= v;
-	}
-	return 0;
-}
-
-int scxk_obj_resolve_ops_flags(struct bpf_object *obj, bool partial)
-{
-	struct btf *kernel = btf__load_vmlinux_btf();
-	uint64_t flags, out;
-	int err;
-
-	if (!kernel)
-		return scxk_err(-errno, "cannot read the running kernel's BTF "
-					"(/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF)");
-	err = scxk_obj_get_ops_field(obj, "flags", &flags);
-	if (!err)
-		err = scxk_ops_flags_translate(bpf_object__btf(obj), kernel, flags, partial, &out);
-	if (!err)
-		err = scxk_obj_set_ops_field(obj, "flags", out);
-	btf__free(kernel);
-	if (!err && out != flags)
-		scxk_dbg("ops flags 0x%llx as built, 0x%llx on this kernel",
-			 (unsigned long long)flags, (unsigned long long)out);
-	return err;
 }
 
 int scxk_map_elem_zero(struct bpf_map *map, uint32_t key)

@@ -474,21 +474,19 @@ static void restart_end(bool attached)
 
 static int attach(struct scxk_run *run, bool reused)
 {
-	struct bpf_map *map, *ops = NULL;
+	struct bpf_map *ops = scxk_obj_ops_map(run->obj);
 	struct bpf_map *uei_map;
 	size_t uei_size;
 	int err;
 
-	bpf_object__for_each_map (map, run->obj)
-		if (bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
-			ops = map;
 	if (!ops)
 		return scxk_err(-ENOENT, "no sched_ext_ops in the BPF object");
 
 	restart_phase(PH_OPEN);
 	if (!reused) {
 		/* After configure: the scheduler's own choices are in the table now. */
-		if ((err = scxk_obj_resolve_ops_flags(run->obj, run->common.partial)))
+		if ((err = scxk_obj_fit_kernel(run->obj, run->skeleton->data,
+					       run->skeleton->data_sz, run->common.partial)))
 			return err;
 		err = bpf_object__load_skeleton(run->skeleton);
 		restart_phase(PH_LOAD);
@@ -562,8 +560,12 @@ static int run_once(struct scxk_run *run)
 		if (s->configure && (err = s->configure(run)))
 			goto out;
 	}
-	if ((err = attach(run, reused)))
+	if ((err = attach(run, reused))) {
+		/* The kernel lacks what this scheduler needs: nothing was loaded. */
+		if (err == SCXK_ERR_KERNEL)
+			ret = SCXK_EXIT_USAGE;
 		goto out;
+	}
 	attached_ok = true;
 	restart_end(true);
 	scxk_info("scheduler \"%s\" attached%s%s", s->name,
@@ -661,6 +663,14 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 		return SCXK_EXIT_OK;
 	if (s->validate && s->validate(&run))
 		return SCXK_EXIT_USAGE;
+	if (run.common.features) {
+		if ((err = s->open(&run)))
+			return SCXK_EXIT_FAIL;
+		err = scxk_obj_print_features(run.obj, run.skeleton->data, run.skeleton->data_sz,
+					      s->cli->prog, stdout);
+		s->destroy(&run);
+		return err ? SCXK_EXIT_FAIL : SCXK_EXIT_OK;
+	}
 	if (run.common.help_stats) {
 		if (s->stats)
 			scxk_sched_stats_print_meta(s->stats, stdout);

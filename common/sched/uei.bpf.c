@@ -17,7 +17,7 @@ const volatile u32 scxk_uei_dump_len = SCXK_UEI_DUMP_DFL_LEN;
  * scheduler's BTF (a variable would put it in the skeleton, which user
  * space cannot compile), so the loader can translate the ops table's
  * flags, compiled against one kernel's values, to the running kernel's by
- * name (scxk_obj_resolve_ops_flags()). libbpf loads no code for it.
+ * name (scxk_obj_fit_kernel()). libbpf loads no code for it.
  */
 __weak int scxk_ops_flags_btf(enum scx_ops_flags f)
 {

@@ -47,6 +47,7 @@ struct scxk_common_opts {
 	 * which may read config files or act on options (scxctl's pre-check).
 	 */
 	bool check_args;
+	bool features;		/* --features: list the kernel features found, load nothing */
 	uint64_t monitor_count; /* --monitor-count: stop after N prints (tests) */
 	/*
 	 * --fault-starve-tgid, only in -Dfault_injection builds: the process

@@ -12,6 +12,7 @@
 #ifndef __SCXKIT_SCHED_H
 #define __SCXKIT_SCHED_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -150,6 +151,9 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv);
  */
 int scxk_check_system(void);
 
+/** scxk_obj_ops_map - the object's struct_ops map (its sched_ext_ops), or NULL */
+struct bpf_map *scxk_obj_ops_map(struct bpf_object *obj);
+
 /**
  * scxk_obj_set_var - write global variable @var of section @sec (".rodata",
  *                    ".bss", ...) before load
@@ -190,12 +194,45 @@ int scxk_obj_get_ops_field(struct bpf_object *obj, const char *field, uint64_t *
 int scxk_ops_flags_translate(const struct btf *built, const struct btf *kernel, uint64_t flags,
 			     bool partial, uint64_t *out);
 
-/**
- * scxk_obj_resolve_ops_flags - rewrite the ops table's flags for the running
- *                              kernel (scxk_ops_flags_translate()) before load
- * Return: 0 or a negative errno (logged).
+/*
+ * scxk_obj_fit_kernel()'s "this kernel lacks a kfunc the scheduler cannot do
+ * without": the loader exits SCXK_EXIT_USAGE, the kernel untouched.
  */
-int scxk_obj_resolve_ops_flags(struct bpf_object *obj, bool partial);
+#define SCXK_ERR_KERNEL (-ENOPKG)
+
+/**
+ * scxk_obj_fit_kernel - fit the ops table to the running kernel before load
+ * @obj: the opened object
+ * @elf: the object file it was opened from (the skeleton's data)
+ * @elf_sz: its size
+ * @partial: --partial (SCX_OPS_SWITCH_PARTIAL)
+ *
+ * Refuses a kernel that lacks a kfunc or kernel variable the object needs
+ * (one not declared __weak), naming each. Rewrites the flags for the
+ * running kernel (scxk_ops_flags_translate()) and leaves out each callback
+ * the kernel's sched_ext_ops lacks, with a one-line notice (libbpf would
+ * refuse the whole table otherwise).
+ * Return: 0, SCXK_ERR_KERNEL, or another negative errno (all logged).
+ */
+int scxk_obj_fit_kernel(struct bpf_object *obj, const void *elf, size_t elf_sz, bool partial);
+
+/**
+ * scxk_obj_print_features - --features: what @obj asks of the kernel and
+ *                           whether the running kernel has it
+ * @obj: the opened object (nothing is loaded)
+ * @elf: the object file it was opened from (the skeleton's data)
+ * @elf_sz: its size
+ * @prog: the binary's name, for the heading
+ * @out: where the table goes, one feature per line: kind, name, yes/no
+ *
+ * Lists the ops flags the table sets (and --partial's), the callbacks it
+ * defines, and the kfuncs and kernel variables its code references, each
+ * matched by name in /sys/kernel/btf/vmlinux.
+ * Return: 0, or a negative errno (logged) when the kernel's BTF cannot be
+ * read or has no sched_ext.
+ */
+int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_sz,
+			    const char *prog, FILE *out);
 
 /**
  * scxk_map_elem_zero - overwrite element @key of the array @map with zeros

@@ -4,7 +4,9 @@
 # (tools/asan-check): load and verify, attach, a few seconds of mixed load,
 # stats, clean detach. It also prints each BPF program's verified
 # instruction count (loader -v) as "# VERIFIED kernel sched prog insns" lines and fails
-# when one comes within 10% of the verifier's limit.
+# when one comes within 10% of the verifier's limit, and what --features
+# found as "# FEATURE kernel sched kind name yes|no" lines (checked against
+# /proc/kallsyms for kfuncs).
 . ./lib.sh
 name=${1:-minimal}
 [ $# -gt 0 ] && shift
@@ -19,11 +21,32 @@ insn_max=$((insn_limit * 9 / 10))
 kver=$(uname -r)
 diag "$bin $flags on $(nproc) CPUs, kernel $kver"
 
+# --features: read from the kernel's BTF, before anything is loaded.
+$bin --features >/tmp/features.txt 2>&1
+is "--features exits 0" $? 0
+check "--features loaded nothing" [ "$(state)" = disabled ]
+awk -v k="$kver" -v s="$name" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
+	print "# FEATURE", k, s, $1, $2, ($3 == "yes" ? "yes" : "no") }' /tmp/features.txt
+check "--features lists the callbacks" grep -q '^callback  *ops\.[a-z_]*  *yes' /tmp/features.txt
+check "--features lists the kfuncs" grep -q '^kfunc ' /tmp/features.txt
+check "--features names kfuncs as the kernel does (no ___ flavour suffix of ours)" \
+	sh -c "! grep -q '___scxk ' /tmp/features.txt"
+# Each kfunc's yes/no agrees with the kernel's own symbol table.
+bad=$(awk '$1 == "kfunc" { print $2, $3 }' /tmp/features.txt | while read -r fn found; do
+	if grep -q " [tT] $fn\$" /proc/kallsyms; then has=yes; else has=no:; fi
+	[ "$has" = "$found" ] || echo "$fn:$found"
+done)
+is "--features agrees with /proc/kallsyms for every kfunc" "$bad" ""
+
 # -v: the loader then logs each program's verified_insns (bpf_prog_info).
 # A watchdog the settle period below can outlast.
 export SCX_TIMEOUT_MS=$SETTLE_TIMEOUT_MS
 check "loads, passes the verifier and attaches" start_sched $bin -v $flags || done_testing
 like "root/ops names it" "$(ops)" "^$name"
+# An ops flag this kernel lacks is dropped with a notice naming it.
+for f in $(awk '$1 == "flag" && $3 != "yes" && $2 != "SCX_OPS_SWITCH_PARTIAL" { print $2 }' /tmp/features.txt); do
+	check "the loader says it runs without $f" grep -q "has no $f; running without it" $SCHED_LOG
+done
 
 sed -n "s/^.*debug: BPF program \([^:]*\): \([0-9]*\) verified instructions$/VERIFIED $kver $name \1 \2/p" \
 	$SCHED_LOG >/tmp/verified.txt
