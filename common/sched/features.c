@@ -375,36 +375,38 @@ static int ksyms_read(const void *elf_data, size_t elf_sz, const struct btf *ker
 
 /* --- at load --------------------------------------------------------------- */
 
-int scxk_obj_fit_kernel(struct bpf_object *obj, const void *elf, size_t elf_sz, bool partial)
+static struct btf *load_kernel_btf(void)
 {
 	struct btf *kernel = btf__load_vmlinux_btf();
+
+	if (!kernel)
+		scxk_err(-errno, "cannot read the running kernel's BTF "
+				 "(/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF)");
+	return kernel;
+}
+
+int scxk_obj_fit_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
+		     const struct btf *kernel, const char *release, bool partial)
+{
 	struct ksyms ks;
 	uint64_t flags, out;
 	char missing[512] = "";
 	int err, i;
 
-	if (!kernel)
-		return scxk_err(-errno, "cannot read the running kernel's BTF "
-					"(/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF)");
-	err = ksyms_read(elf, elf_sz, kernel, &ks);
-	if (err) {
-		btf__free(kernel);
+	if (btf__find_by_name_kind(kernel, "sched_ext_ops", BTF_KIND_STRUCT) < 0)
+		return scxk_err(-EOPNOTSUPP, "the kernel's BTF has no struct sched_ext_ops");
+	if ((err = ksyms_read(elf, elf_sz, kernel, &ks)))
 		return scxk_err(err, "cannot read the kernel symbols the BPF object uses");
-	}
 	for (i = 0; i < ks.n; i++)
 		if (!ks.v[i].optional && !ks.v[i].found)
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
 				 "%s%.*s", missing[0] ? ", " : "", (int)ks.v[i].len, ks.v[i].name);
 	ksyms_free(&ks);
 	if (missing[0]) {
-		struct utsname u;
-
-		uname(&u);
-		btf__free(kernel);
 		scxk_log(SCXK_LOG_ERROR,
 			 "this kernel (%s) lacks what the scheduler needs: %s. sched_ext "
 			 "kernels 6.12 to 7.1 and 7.3 or newer have them (7.2 is not supported)",
-			 u.release, missing);
+			 release, missing);
 		return SCXK_ERR_KERNEL;
 	}
 	err = scxk_obj_get_ops_field(obj, "flags", &flags);
@@ -416,7 +418,20 @@ int scxk_obj_fit_kernel(struct bpf_object *obj, const void *elf, size_t elf_sz, 
 		scxk_dbg("ops flags 0x%llx as built, 0x%llx on this kernel",
 			 (unsigned long long)flags, (unsigned long long)out);
 	if (!err)
-		err = for_each_callback(obj, drop_missing_callback, kernel);
+		err = for_each_callback(obj, drop_missing_callback, (void *)kernel);
+	return err;
+}
+
+int scxk_obj_fit_kernel(struct bpf_object *obj, const void *elf, size_t elf_sz, bool partial)
+{
+	struct btf *kernel = load_kernel_btf();
+	struct utsname u;
+	int err;
+
+	if (!kernel)
+		return -ENOENT;
+	uname(&u);
+	err = scxk_obj_fit_btf(obj, elf, elf_sz, kernel, u.release, partial);
 	btf__free(kernel);
 	return err;
 }
@@ -474,30 +489,15 @@ static void print_ops_flags(struct bpf_object *obj, struct print_ctx *c)
 	}
 }
 
-int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_sz,
-			    const char *prog, FILE *out)
+int scxk_obj_print_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
+		       const struct btf *kernel, FILE *out)
 {
-	struct btf *kernel = btf__load_vmlinux_btf();
 	struct print_ctx c = {.kernel = kernel, .out = out};
 	struct ksyms ks;
-	struct utsname u;
 	int i, err;
 
-	if (!kernel)
-		return scxk_err(-errno, "cannot read the running kernel's BTF "
-					"(/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF)");
-	if (btf__find_by_name_kind(kernel, "sched_ext_ops", BTF_KIND_STRUCT) < 0) {
-		btf__free(kernel);
-		return scxk_err(-EOPNOTSUPP,
-				"this kernel has no sched_ext: it needs a kernel built "
-				"with CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or newer)");
-	}
-	if ((err = ksyms_read(elf, elf_sz, kernel, &ks))) {
-		btf__free(kernel);
+	if ((err = ksyms_read(elf, elf_sz, kernel, &ks)))
 		return scxk_err(err, "cannot read the kernel symbols the BPF object uses");
-	}
-	uname(&u);
-	fprintf(out, "%s on Linux %s: kernel features, from its BTF\n", prog, u.release);
 	print_ops_flags(obj, &c);
 	for_each_callback(obj, print_callback, &c);
 	for (i = 0; i < ks.n; i++)
@@ -507,6 +507,27 @@ int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_
 				     : "REQUIRED: the scheduler cannot load");
 	fprintf(out, "%u of the features above missing\n", c.missing);
 	ksyms_free(&ks);
-	btf__free(kernel);
 	return 0;
+}
+
+int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_sz,
+			    const char *prog, FILE *out)
+{
+	struct btf *kernel = load_kernel_btf();
+	struct utsname u;
+	int err;
+
+	if (!kernel)
+		return -ENOENT;
+	if (btf__find_by_name_kind(kernel, "sched_ext_ops", BTF_KIND_STRUCT) < 0) {
+		btf__free(kernel);
+		return scxk_err(-EOPNOTSUPP,
+				"this kernel has no sched_ext: it needs a kernel built "
+				"with CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or newer)");
+	}
+	uname(&u);
+	fprintf(out, "%s on Linux %s: kernel features, from its BTF\n", prog, u.release);
+	err = scxk_obj_print_btf(obj, elf, elf_sz, kernel, out);
+	btf__free(kernel);
+	return err;
 }

@@ -217,6 +217,13 @@ int scxk_ops_flags_translate(const struct btf *built, const struct btf *kernel, 
 int scxk_obj_fit_kernel(struct bpf_object *obj, const void *elf, size_t elf_sz, bool partial);
 
 /**
+ * scxk_obj_fit_btf - scxk_obj_fit_kernel() against @kernel, a kernel's BTF,
+ *                    named @release in messages (for tests)
+ */
+int scxk_obj_fit_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
+		     const struct btf *kernel, const char *release, bool partial);
+
+/**
  * scxk_obj_print_features - --features: what @obj asks of the kernel and
  *                           whether the running kernel has it
  * @obj: the opened object (nothing is loaded)
@@ -233,6 +240,13 @@ int scxk_obj_fit_kernel(struct bpf_object *obj, const void *elf, size_t elf_sz, 
  */
 int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_sz,
 			    const char *prog, FILE *out);
+
+/**
+ * scxk_obj_print_btf - scxk_obj_print_features()'s table against @kernel,
+ *                      a kernel's BTF, without the heading (for tests)
+ */
+int scxk_obj_print_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
+		       const struct btf *kernel, FILE *out);
 
 /**
  * scxk_map_elem_zero - overwrite element @key of the array @map with zeros
