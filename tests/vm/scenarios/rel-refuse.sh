@@ -16,6 +16,8 @@ seq0=$(cat $SCX/enable_seq 2>/dev/null || echo 0)
 $bin --features >/tmp/features.txt 2>&1
 is "--features exits 0" $? 0
 sed 's/^/# /' /tmp/features.txt | grep -v ' yes$'
+awk -v k="$(uname -r)" -v s="$name" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
+	print "# FEATURE", k, s, $1, $2, ($3 == "yes" ? "yes" : "no") }' /tmp/features.txt
 check "--features marks a missing kfunc REQUIRED" grep -q '^kfunc .* no: REQUIRED' /tmp/features.txt
 
 timeout 120 $bin $flags >/tmp/refuse.log 2>&1
