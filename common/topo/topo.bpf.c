@@ -148,21 +148,17 @@ static __always_inline s32 pick_idle(struct task_struct *p, s32 prev_cpu, u64 fl
 
 		if ((cpu = pick_in(p, llc, SCX_PICK_IDLE_CORE, scratch_ok)) >= 0)
 			return cpu;
-		if (!(flags & SCXK_IDLE_LLC_ONLY)) {
-			if (scxk_topo.nr_nodes > 1 &&
-			    (cpu = pick_in(p, node, SCX_PICK_IDLE_CORE, scratch_ok)) >= 0)
-				return cpu;
-			if ((cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE)) >= 0)
-				return cpu;
-		}
+		if (scxk_topo.nr_nodes > 1 &&
+		    (cpu = pick_in(p, node, SCX_PICK_IDLE_CORE, scratch_ok)) >= 0)
+			return cpu;
+		if ((cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, SCX_PICK_IDLE_CORE)) >= 0)
+			return cpu;
 	}
 
 	if (prev_ok && scx_bpf_test_and_clear_cpu_idle(prev_cpu))
 		return prev_cpu;
 	if ((cpu = pick_in(p, llc, 0, scratch_ok)) >= 0)
 		return cpu;
-	if (flags & SCXK_IDLE_LLC_ONLY)
-		return -EBUSY;
 	if (scxk_topo.nr_nodes > 1 && (cpu = pick_in(p, node, 0, scratch_ok)) >= 0)
 		return cpu;
 	return scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);

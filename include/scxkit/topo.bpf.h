@@ -14,8 +14,7 @@
 extern struct scxk_topo_data scxk_topo SEC(".data.scxk_topo");
 
 /* Flags of scxk_pick_idle_cpu() */
-#define SCXK_IDLE_NO_CORE  (1ULL << 0) /* don't look for fully idle SMT cores first */
-#define SCXK_IDLE_LLC_ONLY (1ULL << 1) /* stay in prev_cpu's LLC */
+#define SCXK_IDLE_NO_CORE (1ULL << 0) /* don't look for fully idle SMT cores first */
 
 /** scxk_topo_init - build the LLC and node cpumasks; call from ops.init() */
 s32 scxk_topo_init(void);
