@@ -512,6 +512,14 @@ static long drain_one(struct bpf_dynptr *dynptr, void *data)
 		else
 			scxk_stat_inc(SCXU_CNT_BOUNCE_DISPATCHES);
 	}
+	/*
+	 * A higher class may have taken the chosen CPU since user space chose
+	 * it (an idle CPU an RT task woke on). There ext runs only through the
+	 * DL server, which an empty pick stops for good (see scxu_enqueue()):
+	 * a task that may run elsewhere goes where an idle CPU takes it.
+	 */
+	if (cpu >= 0 && p->nr_cpus_allowed > 1 && scxk_higher_class_runnable(cpu))
+		cpu = -1;
 	slice = scxu_slice_bound(d.slice_ns, slice_ns, &clamped);
 	if (clamped)
 		scxk_stat_inc(SCXU_CNT_SLICE_CLAMPED);
