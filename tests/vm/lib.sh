@@ -317,6 +317,20 @@ sched_decisions() {
 
 # on_ext PID : the task is in the ext class (the kernel's own flag)
 on_ext() { grep -qE '^ext\.enabled +: +1$' /proc/$1/sched 2>/dev/null; }
+# policy_of PID: its scheduling policy (0 normal, 1 FIFO, 2 RR, 7 ext) from
+# /proc/PID/stat, which every kernel has (/proc/PID/sched needs
+# CONFIG_SCHED_DEBUG before 6.13: not in the 6.12 guest kernel). Field 41;
+# the 39th after the comm's closing parenthesis.
+policy_of() { sed 's/.*) //' /proc/$1/stat 2>/dev/null | cut -d' ' -f39; }
+# fifo_task_named PREFIX: a task whose comm starts with PREFIX runs
+# SCHED_FIFO (the kernel's migration/N threads always do)
+fifo_task_named() {
+	for _d in /proc/[0-9]*; do
+		case "$(cat $_d/comm 2>/dev/null)" in "$1"*) ;; *) continue ;; esac
+		[ "$(policy_of ${_d#/proc/})" = 1 ] && return 0
+	done
+	return 1
+}
 off_ext() { ! on_ext "$1"; }
 # cpu_ticks PID : user + system time in clock ticks
 cpu_ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null; }

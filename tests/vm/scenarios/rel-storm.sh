@@ -135,9 +135,7 @@ fifo_hog() {
 	stress-ng --cpu 1 --taskset 0 --sched fifo --sched-prio 10 --timeout 15s -q &
 	_p=$!
 	sleep 1
-	# /proc/PID/sched shows "policy : 1" for SCHED_FIFO.
-	grep -qE '^policy +: +1$' /proc/[0-9]*/sched 2>/dev/null ||
-		{ echo "no SCHED_FIFO task is running"; return 1; }
+	fifo_task_named stress-ng || { echo "the stress-ng hog is not SCHED_FIFO"; return 1; }
 	timeout 120 hackbench -g 4 -l 100 >/dev/null 2>&1 || { echo "hackbench beside the FIFO hog failed"; return 1; }
 	sng cpu-beside-fifo --cpu "$ncpu" --fork 1 --timeout 6s || return 1
 	wait $_p
