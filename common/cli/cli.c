@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <scxkit/cli.h>
 #include <scxkit/log.h>
@@ -37,6 +38,13 @@ enum {
 	OPT_CHECK_ARGS,
 	OPT_HELP_OPTIONS,
 	OPT_FEATURES,
+	OPT_LOG_LEVEL,
+	OPT_RUN_ID,
+	OPT_RELAXED_MAPS,
+	OPT_PIN_ROOT_PATH,
+	OPT_KCONFIG,
+	OPT_BTF_CUSTOM_PATH,
+	OPT_BPF_TOKEN_PATH,
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
@@ -62,9 +70,9 @@ static const struct {
 	 "with --monitor, stop after N prints", "0 (forever)"},
 	{"help-stats", OPT_HELP_STATS, NULL, SCXK_OPT_FLAG, 0, 0, "describe every stat and exit",
 	 NULL},
-	/* Above 16 MiB the dump buffer would not fit one map value. */
-	{"exit-dump-len", OPT_EXIT_DUMP_LEN, "BYTES", SCXK_OPT_U64, 1, 16U << 20,
-	 "size of the kernel's debug dump kept on an error exit", "32768"},
+	/* Above 16 MiB the dump buffer would not fit one map value. 0, as upstream. */
+	{"exit-dump-len", OPT_EXIT_DUMP_LEN, "BYTES", SCXK_OPT_U64, 0, 16U << 20,
+	 "size of the kernel's debug dump kept on an error exit (0: the default)", "32768"},
 	{"partial", OPT_PARTIAL, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "schedule only tasks that set SCHED_EXT; others stay on the fair class", NULL},
 	{"stats-socket", OPT_STATS_SOCKET, "PATH", SCXK_OPT_STRING, 0, 0, "stats socket path",
@@ -72,6 +80,26 @@ static const struct {
 	{"verbose", 'v', NULL, SCXK_OPT_FLAG, 0, 0, "more output; twice adds libbpf's debug output",
 	 NULL},
 	{"version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, "print the version and exit", NULL},
+	/* Upstream's spellings (scx_utils), so their command lines keep working. */
+	{"log-level", OPT_LOG_LEVEL, "LEVEL", SCXK_OPT_CUSTOM, 0, 0,
+	 "upstream's verbosity: error, warn, info, debug or trace, or tracing directives such "
+	 "as 'info,scx_lavd=debug' (the most verbose level counts; debug is -v, trace -vv)",
+	 "info"},
+	{"run-id", OPT_RUN_ID, "ID", SCXK_OPT_U64, 0, 0,
+	 "a tag for this run, logged when it starts", "none"},
+	/* libbpf's options for opening the object, as upstream's loaders pass them. */
+	{"relaxed-maps", OPT_RELAXED_MAPS, NULL, SCXK_OPT_FLAG, 0, 0,
+	 "libbpf: parse map definitions non-strictly", NULL},
+	{"pin-root-path", OPT_PIN_ROOT_PATH, "PATH", SCXK_OPT_STRING, 0, 0,
+	 "libbpf: the directory maps with a pinning attribute are pinned in", "/sys/fs/bpf"},
+	{"kconfig", OPT_KCONFIG, "TEXT", SCXK_OPT_STRING, 0, 0,
+	 "libbpf: CONFIG_X=VALUE lines that override the kernel's config for the object's "
+	 "CONFIG_ externs",
+	 "none"},
+	{"btf-custom-path", OPT_BTF_CUSTOM_PATH, "PATH", SCXK_OPT_STRING, 0, 0,
+	 "libbpf: the kernel BTF file CO-RE relocations use", "/sys/kernel/btf/vmlinux"},
+	{"bpf-token-path", OPT_BPF_TOKEN_PATH, "PATH", SCXK_OPT_STRING, 0, 0,
+	 "libbpf: a BPF file system mount to derive a BPF token from", "libbpf's default"},
 	{"features", OPT_FEATURES, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "list the kernel features this scheduler uses (ops flags, callbacks, kfuncs) and "
 	 "whether the running kernel has each, then exit; loads nothing",
@@ -361,6 +389,42 @@ static int set_opt(const struct scxk_cli *cli, const struct scxk_opt *o, const c
 	return -EINVAL;
 }
 
+/*
+ * upstream's --log-level takes a tracing EnvFilter: a comma-separated list
+ * of "level" or "target=level" directives. scxkit has one log, so the most
+ * verbose level named is its verbosity (error and warn print what info does:
+ * errors and warnings always print).
+ */
+int scxk_parse_log_level(const char *arg, int *verbose)
+{
+	static const char *const names[] = {"off", "error", "warn", "info", "debug", "trace"};
+	static const int verbosity[] = {0, 0, 0, 0, 1, 2};
+	char buf[256], *save = NULL, *d;
+	int best = -1;
+
+	if (!arg || !*arg || strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	for (d = strtok_r(buf, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+		const char *lvl = strrchr(d, '=') ? strrchr(d, '=') + 1 : d;
+		size_t i;
+
+		if (strrchr(d, '=') == d)
+			return -EINVAL; /* "=debug": no target */
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcasecmp(lvl, names[i]))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -EINVAL;
+		if (verbosity[i] > best)
+			best = verbosity[i];
+	}
+	if (best < 0)
+		return -EINVAL;
+	*verbose = best;
+	return 0;
+}
+
 static int common_index(int id)
 {
 	for (size_t i = 0; i < NR_COMMON; i++)
@@ -417,7 +481,33 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		c->monitor_count = u;
 		return 0;
 	case OPT_EXIT_DUMP_LEN:
-		c->exit_dump_len = u;
+		c->exit_dump_len = u ? u : SCXK_UEI_DUMP_DFL_LEN;
+		return 0;
+	case OPT_LOG_LEVEL:
+		return scxk_parse_log_level(arg, &c->verbose)
+			       ? bad(cli,
+				     "--log-level: '%.64s' is not a level (error, warn, info, "
+				     "debug, "
+				     "trace) or a list of [target=]level directives%s",
+				     arg, "")
+			       : 0;
+	case OPT_RUN_ID:
+		c->run_id = u;
+		c->has_run_id = true;
+		return 0;
+	case OPT_RELAXED_MAPS:
+		c->relaxed_maps = true;
+		return 0;
+	case OPT_PIN_ROOT_PATH:
+	case OPT_KCONFIG:
+	case OPT_BTF_CUSTOM_PATH:
+	case OPT_BPF_TOKEN_PATH:
+		if (!*arg)
+			return bad(cli, "--%s: empty value%s", common_opts[idx].name, "");
+		*(id == OPT_PIN_ROOT_PATH     ? &c->pin_root_path
+		  : id == OPT_KCONFIG	      ? &c->kconfig
+		  : id == OPT_BTF_CUSTOM_PATH ? &c->btf_custom_path
+					      : &c->bpf_token_path) = arg;
 		return 0;
 	case OPT_PARTIAL:
 		c->partial = true;

@@ -430,11 +430,13 @@ static int hook_validate(struct scxk_run *run)
 
 static int hook_open(struct scxk_run *run)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct scxu *u = &the_scxu;
 	struct scx_user *skel;
 
 	tune_malloc();
-	skel = scx_user__open();
+	scxk_open_opts(&run->common, &opts);
+	skel = scx_user__open_opts(&opts);
 	if (!skel)
 		return scxk_err(-errno, "cannot open libscxuser's BPF object");
 	run->skel = skel;

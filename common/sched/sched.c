@@ -645,6 +645,15 @@ out:
 	return ret;
 }
 
+void scxk_open_opts(const struct scxk_common_opts *c, struct bpf_object_open_opts *opts)
+{
+	opts->relaxed_maps = c->relaxed_maps;
+	opts->pin_root_path = c->pin_root_path;
+	opts->kconfig = c->kconfig;
+	opts->btf_custom_path = c->btf_custom_path;
+	opts->bpf_token_path = c->bpf_token_path;
+}
+
 int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 {
 	struct scxk_run run = {.sched = s};
@@ -687,6 +696,8 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 
 	if (scxk_check_system())
 		return SCXK_EXIT_FAIL;
+	if (run.common.has_run_id)
+		scxk_info("run id %llu", (unsigned long long)run.common.run_id);
 	/* A loader killed earlier left its tunables changed: undo that first. */
 	if (scxk_tunable_recover() < 0)
 		return SCXK_EXIT_FAIL;

@@ -47,7 +47,15 @@ struct scxk_common_opts {
 	 * which may read config files or act on options (scxctl's pre-check).
 	 */
 	bool check_args;
-	bool features;		/* --features: list the kernel features found, load nothing */
+	bool features;	 /* --features: list the kernel features found, load nothing */
+	uint64_t run_id; /* --run-id (upstream's tag for a run), logged at start */
+	bool has_run_id;
+	/* libbpf's object-open options (bpf_object_open_opts), NULL: its default */
+	bool relaxed_maps;
+	const char *pin_root_path;
+	const char *kconfig;
+	const char *btf_custom_path;
+	const char *bpf_token_path;
 	uint64_t monitor_count; /* --monitor-count: stop after N prints (tests) */
 	/*
 	 * --fault-starve-tgid, only in -Dfault_injection builds: the process
@@ -72,6 +80,13 @@ struct scxk_cli {
 
 /* Return values of scxk_cli_parse() besides 0 */
 #define SCXK_CLI_DONE 1 /* --help/--version/--help-man printed: exit 0 */
+
+/**
+ * scxk_parse_log_level - upstream's --log-level (a level, or tracing
+ *                        directives "target=level,...") as a -v count
+ * Return: 0, or -EINVAL for anything else.
+ */
+int scxk_parse_log_level(const char *arg, int *verbose);
 
 /**
  * scxk_cli_parse - parse @argv against @cli's table plus the common options

@@ -25,6 +25,7 @@
 
 struct bpf_map;
 struct bpf_object;
+struct bpf_object_open_opts;
 struct btf;
 struct bpf_object_skeleton;
 struct bpf_link;
@@ -111,18 +112,30 @@ struct scxk_run {
 };
 
 /**
+ * scxk_open_opts - libbpf's open options from the command line (upstream's
+ *                  --relaxed-maps, --pin-root-path, --kconfig,
+ *                  --btf-custom-path, --bpf-token-path); unset ones keep
+ *                  libbpf's defaults
+ */
+void scxk_open_opts(const struct scxk_common_opts *c, struct bpf_object_open_opts *opts);
+
+/**
  * SCXK_SKEL_OPEN - define a scheduler's .open hook for its bpftool skeleton
  * @fn: the hook's name
  * @skel_t: the skeleton's type, e.g. scx_minimal (bpftool gen skeleton)
  *
  * Every scheduler opens its skeleton and records it in the run the same
  * way; only the skeleton's type differs, and that is a name, so this is a
- * macro. It needs <scxkit/log.h> for scxk_err().
+ * macro. It needs <scxkit/log.h> for scxk_err() and <bpf/libbpf.h>.
  */
 #define SCXK_SKEL_OPEN(fn, skel_t)                                                                 \
 	static int fn(struct scxk_run *run)                                                        \
 	{                                                                                          \
-		struct skel_t *skel = skel_t##__open();                                            \
+		LIBBPF_OPTS(bpf_object_open_opts, opts);                                           \
+		struct skel_t *skel;                                                               \
+                                                                                                   \
+		scxk_open_opts(&run->common, &opts);                                               \
+		skel = skel_t##__open_opts(&opts);                                                 \
                                                                                                    \
 		if (!skel)                                                                         \
 			return scxk_err(-errno, "cannot open the BPF skeleton");                   \

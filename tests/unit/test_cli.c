@@ -99,6 +99,49 @@ static void test_defaults(void **state)
 	assert_string_equal(c.stats_path, "/var/run/scx/root/stats");
 }
 
+/* upstream's spellings (scx_utils' common and libbpf options) */
+static void test_upstream_spellings(void **state)
+{
+	struct scxk_common_opts c;
+	static const struct {
+		const char *arg;
+		int verbose;
+	} levels[] = {
+		{"error", 0},
+		{"warn", 0},
+		{"INFO", 0},
+		{"debug", 1},
+		{"trace", 2},
+		{"off", 0},
+		{"info,scx_lavd=debug", 1},
+		{"scx_lavd=trace,warn", 2},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		assert_int_equal(parse(&c, "--log-level", levels[i].arg, NULL), 0);
+		assert_int_equal(c.verbose, levels[i].verbose);
+	}
+	/* 0 is upstream's "the default size". */
+	assert_int_equal(parse(&c, "--exit-dump-len", "0", NULL), 0);
+	assert_int_equal(c.exit_dump_len, 32768);
+	assert_int_equal(parse(&c, "--run-id", "17", "--relaxed-maps", "--pin-root-path", "/p",
+			       "--kconfig", "CONFIG_X=y", "--btf-custom-path", "/b",
+			       "--bpf-token-path", "/t", NULL),
+			 0);
+	assert_true(c.has_run_id);
+	assert_int_equal(c.run_id, 17);
+	assert_true(c.relaxed_maps);
+	assert_string_equal(c.pin_root_path, "/p");
+	assert_string_equal(c.kconfig, "CONFIG_X=y");
+	assert_string_equal(c.btf_custom_path, "/b");
+	assert_string_equal(c.bpf_token_path, "/t");
+	assert_int_equal(parse(&c, NULL), 0);
+	assert_false(c.has_run_id);
+	assert_null(c.btf_custom_path);
+}
+
 static void test_bad(void **state)
 {
 	struct scxk_common_opts c;
@@ -116,7 +159,11 @@ static void test_bad(void **state)
 		{"-e", "3"},			      /* custom parser refuses */
 		{"--stats", "0"},		      /* zero interval */
 		{"--monitor", "-1"},		      /* negative interval */
-		{"--exit-dump-len", "0"},	      /* zero size */
+		{"--log-level", "loud"},	      /* not a level */
+		{"--log-level", "=debug"},	      /* directive without a target */
+		{"--log-level", ","},		      /* no directive */
+		{"--run-id", "-1"},		      /* negative */
+		{"--btf-custom-path", ""},	      /* empty path */
 		{"--exit-dump-len", "999999999"},     /* too large */
 		{"--bogus"},			      /* unknown option */
 		{"-z"},				      /* unknown short option */
@@ -181,7 +228,9 @@ static void test_help_options(void **state)
 		"even custom e N - - -\n",
 		"stats double - SEC 0 86400 -\n",
 		"monitor-count u64 - N 0 - -\n",
-		"exit-dump-len u64 - BYTES 1 16777216 -\n",
+		"exit-dump-len u64 - BYTES 0 16777216 -\n",
+		"log-level custom - LEVEL - - -\n",
+		"run-id u64 - ID 0 - -\n",
 		"verbose flag v - - - -\n",
 		"check-args flag - - - - -\n",
 	};
@@ -235,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_strict_numbers),
 		cmocka_unit_test(test_check_args),
 		cmocka_unit_test(test_help_options),
+		cmocka_unit_test(test_upstream_spellings),
 	};
 
 	/* Error lines are expected here; keep the output readable. */
