@@ -219,6 +219,12 @@ static void ksyms_free(struct ksyms *k)
 	k->n = 0;
 }
 
+/* A flavoured name (name___x): the spelling for kernels that lack another. */
+static bool alternative(const struct ksym *k)
+{
+	return k->len != strlen(k->name);
+}
+
 static bool kernel_has(const struct btf *kernel, const struct ksym *k)
 {
 	const struct btf_type *t;
@@ -260,7 +266,7 @@ static void mark_optional(Elf *elf, struct ksyms *ks)
 	int i;
 
 	for (i = 0; i < ks->n; i++)
-		ks->v[i].optional = ks->v[i].func && ks->v[i].len != strlen(ks->v[i].name);
+		ks->v[i].optional = ks->v[i].func && alternative(&ks->v[i]);
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Scn *target, *symscn;
@@ -390,18 +396,25 @@ int scxk_obj_fit_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 {
 	struct ksyms ks;
 	uint64_t flags, out;
-	char missing[512] = "";
+	char missing[512] = "", fallback[sizeof(missing)] = "";
 	int err, i;
 
 	if (btf__find_by_name_kind(kernel, "sched_ext_ops", BTF_KIND_STRUCT) < 0)
 		return scxk_err(-EOPNOTSUPP, "the kernel's BTF has no struct sched_ext_ops");
 	if ((err = ksyms_read(elf, elf_sz, kernel, &ks)))
 		return scxk_err(err, "cannot read the kernel symbols the BPF object uses");
-	for (i = 0; i < ks.n; i++)
-		if (!ks.v[i].optional && !ks.v[i].found)
-			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
-				 "%s%.*s", missing[0] ? ", " : "", (int)ks.v[i].len, ks.v[i].name);
+	for (i = 0; i < ks.n; i++) {
+		const struct ksym *k = &ks.v[i];
+		char *to = !k->optional ? missing : alternative(k) ? NULL : fallback;
+
+		if (!k->found && to)
+			snprintf(to + strlen(to), sizeof(missing) - strlen(to), "%s%.*s",
+				 to[0] ? ", " : "", (int)k->len, k->name);
+	}
 	ksyms_free(&ks);
+	/* One line for what the code replaces; other spellings are no news. */
+	if (fallback[0] && !missing[0])
+		scxk_info("this kernel has no %s; running with the fallbacks", fallback);
 	if (missing[0]) {
 		scxk_log(SCXK_LOG_ERROR,
 			 "this kernel (%s) lacks what the scheduler needs: %s. sched_ext "
@@ -503,8 +516,9 @@ int scxk_obj_print_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 	for (i = 0; i < ks.n; i++)
 		row(&c, ks.v[i].func ? "kfunc" : "ksym", ks.v[i].name, (int)ks.v[i].len,
 		    ks.v[i].found,
-		    ks.v[i].optional ? "a fallback is used"
-				     : "REQUIRED: the scheduler cannot load");
+		    !ks.v[i].optional	    ? "REQUIRED: the scheduler cannot load"
+		    : alternative(&ks.v[i]) ? "another spelling is used"
+					    : "a fallback is used");
 	fprintf(out, "%u of the features above missing\n", c.missing);
 	ksyms_free(&ks);
 	return 0;

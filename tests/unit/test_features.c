@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -184,19 +185,42 @@ static const char *row_of(const char *table, const char *kind, const char *name)
 	return NULL;
 }
 
+/* scxk_obj_fit_btf() against @k, with what it logged to stderr in @log. */
+static int fit_logged(struct fixture *f, const struct btf *k, char *log, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(STDERR_FILENO), ret;
+	size_t n;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), STDERR_FILENO);
+	ret = scxk_obj_fit_btf(f->obj, f->elf, f->elf_sz, k, "test", false);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(tmp);
+	n = fread(log, 1, len - 1, tmp);
+	log[n] = 0;
+	fclose(tmp);
+	return ret;
+}
+
 static void test_kernel_with_everything(void **state)
 {
 	struct fixture *f = *state;
 	struct kernel_diff d = {0};
 	struct btf *k = make_kernel(f, &d);
-	char *t = features(f, k);
+	char *t = features(f, k), log[1024];
 
 	assert_non_null(strstr(t, "\n0 of the features above missing"));
 	assert_non_null(row_of(t, "kfunc", "scx_bpf_kick_cpu"));
 	assert_non_null(row_of(t, "callback", "ops.enqueue"));
 	/* Flavoured names are listed as the kernel spells them. */
 	assert_null(strstr(t, "___scxk"));
-	assert_int_equal(scxk_obj_fit_btf(f->obj, f->elf, f->elf_sz, k, "test", false), 0);
+	/* Nothing missing, nothing to say. */
+	assert_int_equal(fit_logged(f, k, log, sizeof(log)), 0);
+	assert_string_equal(log, "");
 	free(t);
 	btf__free(k);
 }
@@ -242,9 +266,13 @@ static void test_checked_kfunc_missing(void **state)
 	const char *r = row_of(t, "kfunc", "scx_bpf_now");
 
 	assert_non_null(r);
+	char log[1024];
+
 	assert_non_null(strstr(r, "no: a fallback is used"));
 	assert_non_null(strstr(t, "\n1 of the features above missing"));
-	assert_int_equal(scxk_obj_fit_btf(f->obj, f->elf, f->elf_sz, k, "test", false), 0);
+	/* One notice names what runs on its fallback. */
+	assert_int_equal(fit_logged(f, k, log, sizeof(log)), 0);
+	assert_non_null(strstr(log, "this kernel has no scx_bpf_now; running with the fallbacks"));
 	free(t);
 	btf__free(k);
 }
