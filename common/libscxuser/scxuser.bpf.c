@@ -254,8 +254,14 @@ static int kick_fn(void *map, int *key, struct bpf_timer *timer)
 	p = bpf_task_from_pid(usersched_pid);
 	if (!p)
 		return 0;
-	/* Idle CPU, preemption, or re-armed if one happened meanwhile. */
+	/*
+	 * Idle CPU, preemption, or re-armed if one happened meanwhile. In a
+	 * timer callback p->cpus_ptr is an RCU pointer: 6.12's verifier
+	 * refuses it outside a read-side section ("R1 must be a rcu pointer").
+	 */
+	bpf_rcu_read_lock();
 	wake_usersched(p->cpus_ptr, WAKE_DEFERRED);
+	bpf_rcu_read_unlock();
 	bpf_task_release(p);
 	return 0;
 }
