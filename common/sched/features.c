@@ -195,9 +195,10 @@ static size_t essential_len(const char *name)
 }
 
 struct ksym {
-	char *name;  /* as in the object, with its flavour */
-	size_t len;  /* of the name the kernel knows it by */
-	int nr_args; /* a kfunc's, as the object calls it */
+	char *name;	    /* as in the object, with its flavour */
+	size_t len;	    /* of the name the kernel knows it by */
+	int nr_args;	    /* a kfunc's, as the object calls it */
+	int kernel_nr_args; /* as the kernel's BTF declares it; -1: no such kfunc */
 	bool func;
 	bool optional; /* the code asks bpf_ksym_exists() and has a fallback */
 	bool found;
@@ -225,12 +226,13 @@ static bool alternative(const struct ksym *k)
 	return k->len != strlen(k->name);
 }
 
-static bool kernel_has(const struct btf *kernel, const struct ksym *k)
+static bool kernel_has(const struct btf *kernel, struct ksym *k)
 {
 	const struct btf_type *t;
 	char buf[128];
 	int id;
 
+	k->kernel_nr_args = -1;
 	if (k->len >= sizeof(buf))
 		return false;
 	memcpy(buf, k->name, k->len);
@@ -241,11 +243,14 @@ static bool kernel_has(const struct btf *kernel, const struct ksym *k)
 	if (!k->func)
 		return true;
 	/*
-	 * libbpf binds a kfunc only to a kernel prototype like the one called
-	 * (7.2.x has scx_bpf_get_idle_smtmask with an extra argument, and the
-	 * call is then left unresolved); the number of arguments tells them apart.
+	 * libbpf binds a kfunc only to a kernel prototype like the one called.
+	 * Debian's 7.1.13 and 7.2.x declare scx_bpf_kick_cpu and the idle-mask
+	 * kfuncs with the verifier's implicit "aux" argument in their BTF and
+	 * no separate prototype without it, so every call stays unresolved;
+	 * the number of arguments tells them apart.
 	 */
 	t = btf__type_by_id(kernel, btf__type_by_id(kernel, id)->type);
+	k->kernel_nr_args = t ? btf_vlen(t) : -1;
 	return t && btf_vlen(t) == k->nr_args;
 }
 
@@ -407,9 +412,16 @@ int scxk_obj_fit_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 		const struct ksym *k = &ks.v[i];
 		char *to = !k->optional ? missing : alternative(k) ? NULL : fallback;
 
-		if (!k->found && to)
-			snprintf(to + strlen(to), sizeof(missing) - strlen(to), "%s%.*s",
-				 to[0] ? ", " : "", (int)k->len, k->name);
+		if (k->found || !to)
+			continue;
+		snprintf(to + strlen(to), sizeof(missing) - strlen(to), "%s%.*s", to[0] ? ", " : "",
+			 (int)k->len, k->name);
+		if (k->kernel_nr_args >= 0)
+			snprintf(to + strlen(to), sizeof(missing) - strlen(to),
+				 " (declared with %d argument%s, called with %d)",
+				 k->kernel_nr_args, k->kernel_nr_args == 1 ? "" : "s", k->nr_args);
+		else if (to == missing)
+			snprintf(to + strlen(to), sizeof(missing) - strlen(to), " (absent)");
 	}
 	ksyms_free(&ks);
 	/* One line for what the code replaces; other spellings are no news. */
@@ -417,8 +429,10 @@ int scxk_obj_fit_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 		scxk_info("this kernel has no %s; running with the fallbacks", fallback);
 	if (missing[0]) {
 		scxk_log(SCXK_LOG_ERROR,
-			 "this kernel (%s) lacks what the scheduler needs: %s. sched_ext "
-			 "kernels 6.12 to 7.1 and 7.3 or newer have them (7.2 is not supported)",
+			 "this kernel (%s) cannot provide kfuncs the scheduler calls: %s. Kernels "
+			 "known to "
+			 "have them: 6.12 to 7.0, 7.1 up to 7.1.8, 7.3 and newer "
+			 "(docs/kernel-matrix.md)",
 			 release, missing);
 		return SCXK_ERR_KERNEL;
 	}

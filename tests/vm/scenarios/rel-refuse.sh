@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # rel-refuse.sh NAME [FLAGS...] - on a kernel the scheduler does not support
-# (Linux 7.2: its BTF lacks kfuncs every scheduler needs), the loader
+# (Debian's 7.1.13 and 7.2.x: their BTF declares kfuncs every scheduler
+# calls with an extra argument, so libbpf cannot bind them), the loader
 # refuses before loading anything: exit 2, one message naming what is
 # missing and the kernels that have it, sched_ext left disabled. Its
 # --features lists the missing kfuncs as REQUIRED. (tools/kernel-matrix)
@@ -13,7 +14,7 @@ need_sched $name
 diag "$bin $flags on $(nproc) CPUs, kernel $(uname -r)"
 seq0=$(cat $SCX/enable_seq 2>/dev/null || echo 0)
 
-$bin --features >/tmp/features.txt 2>&1
+$bin $flags --features >/tmp/features.txt 2>&1
 is "--features exits 0" $? 0
 sed 's/^/# /' /tmp/features.txt | grep -v ' yes$'
 awk -v k="$(uname -r)" -v s="$name" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
@@ -24,8 +25,8 @@ timeout 120 $bin $flags >/tmp/refuse.log 2>&1
 rc=$?
 sed 's/^/# /' /tmp/refuse.log | head -n 5
 is "refused with exit 2" $rc 2
-check "the message names what is missing and the kernels that have it" \
-	grep -q 'lacks what the scheduler needs: .*scx_bpf.*6.12 to 7.1 and 7.3' /tmp/refuse.log
+check "the message names the kfuncs and the kernels that have them" \
+	grep -q 'cannot provide kfuncs the scheduler calls: scx_bpf.*Kernels known to have them: 6.12' /tmp/refuse.log
 check "libbpf never got to load it (no verifier or extern error)" \
 	sh -c "! grep -qiE 'libbpf:|verifier|failed to find' /tmp/refuse.log"
 is "state still disabled" "$(state)" disabled

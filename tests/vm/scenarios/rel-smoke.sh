@@ -22,7 +22,7 @@ kver=$(uname -r)
 diag "$bin $flags on $(nproc) CPUs, kernel $kver"
 
 # --features: read from the kernel's BTF, before anything is loaded.
-$bin --features >/tmp/features.txt 2>&1
+$bin $flags --features >/tmp/features.txt 2>&1
 is "--features exits 0" $? 0
 check "--features loaded nothing" [ "$(state)" = disabled ]
 awk -v k="$kver" -v s="$name" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
