@@ -102,7 +102,8 @@ static const struct {
 	 "libbpf: a BPF file system mount to derive a BPF token from", "libbpf's default"},
 	{"features", OPT_FEATURES, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "list the kernel features this scheduler uses (ops flags, callbacks, kfuncs) and "
-	 "whether the running kernel has each, then exit; loads nothing",
+	 "whether the running kernel (or --btf-custom-path's) has each, then exit 0 if it runs "
+	 "there, 2 if it would be refused; loads nothing",
 	 NULL},
 	{"help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, "print this help and exit", NULL},
 	{"help-man", OPT_HELP_MAN, NULL, SCXK_OPT_FLAG, 0, 0,

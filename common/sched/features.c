@@ -244,10 +244,11 @@ static bool kernel_has(const struct btf *kernel, struct ksym *k)
 		return true;
 	/*
 	 * libbpf binds a kfunc only to a kernel prototype like the one called.
-	 * Debian's 7.1.13 and 7.2.x declare scx_bpf_kick_cpu and the idle-mask
-	 * kfuncs with the verifier's implicit "aux" argument in their BTF and
-	 * no separate prototype without it, so every call stays unresolved;
-	 * the number of arguments tells them apart.
+	 * Debian's 7.1.x and 7.2.x builds declare some kfuncs (which ones
+	 * varies by release: scx_bpf_kick_cpu, the idle masks, pick_idle_cpu,
+	 * create_dsq...) with the verifier's implicit "aux" argument and no
+	 * prototype without it, so those calls stay unresolved; the number of
+	 * arguments tells them apart.
 	 */
 	t = btf__type_by_id(kernel, btf__type_by_id(kernel, id)->type);
 	k->kernel_nr_args = t ? btf_vlen(t) : -1;
@@ -430,9 +431,8 @@ int scxk_obj_fit_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 	if (missing[0]) {
 		scxk_log(SCXK_LOG_ERROR,
 			 "this kernel (%s) cannot provide kfuncs the scheduler calls: %s. Kernels "
-			 "known to "
-			 "have them: 6.12 to 7.0, 7.1 up to 7.1.8, 7.3 and newer "
-			 "(docs/kernel-matrix.md)",
+			 "known to have them: 6.12 to 7.0, 7.3 and newer; not Debian's 7.1.x and "
+			 "7.2.x builds (docs/kernel-matrix.md)",
 			 release, missing);
 		return SCXK_ERR_KERNEL;
 	}
@@ -520,6 +520,7 @@ int scxk_obj_print_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 		       const struct btf *kernel, FILE *out)
 {
 	struct print_ctx c = {.kernel = kernel, .out = out};
+	unsigned int required = 0;
 	struct ksyms ks;
 	int i, err;
 
@@ -527,34 +528,48 @@ int scxk_obj_print_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 		return scxk_err(err, "cannot read the kernel symbols the BPF object uses");
 	print_ops_flags(obj, &c);
 	for_each_callback(obj, print_callback, &c);
-	for (i = 0; i < ks.n; i++)
+	for (i = 0; i < ks.n; i++) {
 		row(&c, ks.v[i].func ? "kfunc" : "ksym", ks.v[i].name, (int)ks.v[i].len,
 		    ks.v[i].found,
 		    !ks.v[i].optional	    ? "REQUIRED: the scheduler cannot load"
 		    : alternative(&ks.v[i]) ? "another spelling is used"
 					    : "a fallback is used");
+		required += !ks.v[i].found && !ks.v[i].optional;
+	}
 	fprintf(out, "%u of the features above missing\n", c.missing);
 	ksyms_free(&ks);
-	return 0;
+	fprintf(out, "%s\n",
+		required ? "verdict: refused (exit 2 at start)" : "verdict: runs on this kernel");
+	return required ? SCXK_ERR_KERNEL : 0;
 }
 
 int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_sz,
-			    const char *prog, FILE *out)
+			    const char *prog, const char *btf_path, FILE *out)
 {
-	struct btf *kernel = load_kernel_btf();
+	struct btf *kernel;
 	struct utsname u;
 	int err;
 
-	if (!kernel)
+	/* A kernel's BTF file (vmlinux or raw .BTF): check it without booting it. */
+	if (btf_path) {
+		kernel = btf__parse(btf_path, NULL);
+		if (!kernel)
+			return scxk_err(-errno,
+					"cannot read BTF from %s (a vmlinux or a raw BTF file)",
+					btf_path);
+	} else if (!(kernel = load_kernel_btf())) {
 		return -ENOENT;
+	}
 	if (btf__find_by_name_kind(kernel, "sched_ext_ops", BTF_KIND_STRUCT) < 0) {
 		btf__free(kernel);
 		return scxk_err(-EOPNOTSUPP,
-				"this kernel has no sched_ext: it needs a kernel built "
-				"with CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or newer)");
+				"%s has no sched_ext: it needs a kernel built with "
+				"CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or newer)",
+				btf_path ? btf_path : "this kernel");
 	}
 	uname(&u);
-	fprintf(out, "%s on Linux %s: kernel features, from its BTF\n", prog, u.release);
+	fprintf(out, "%s on %s%s: kernel features, from its BTF\n", prog, btf_path ? "" : "Linux ",
+		btf_path ? btf_path : u.release);
 	err = scxk_obj_print_btf(obj, elf, elf_sz, kernel, out);
 	btf__free(kernel);
 	return err;

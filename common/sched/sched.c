@@ -676,10 +676,13 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 		if ((err = s->open(&run)))
 			return SCXK_EXIT_FAIL;
 		err = scxk_obj_print_features(run.obj, run.skeleton->data, run.skeleton->data_sz,
-					      s->cli->prog, stdout);
+					      s->cli->prog, run.common.btf_custom_path, stdout);
 		s->destroy(&run);
-		return err ? SCXK_EXIT_FAIL : SCXK_EXIT_OK;
+		return !err			? SCXK_EXIT_OK
+		       : err == SCXK_ERR_KERNEL ? SCXK_EXIT_USAGE
+						: SCXK_EXIT_FAIL;
 	}
+
 	if (run.common.help_stats) {
 		if (s->stats)
 			scxk_sched_stats_print_meta(s->stats, stdout);

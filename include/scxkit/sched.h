@@ -238,25 +238,28 @@ int scxk_obj_fit_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 
 /**
  * scxk_obj_print_features - --features: what @obj asks of the kernel and
- *                           whether the running kernel has it
+ *                           whether the kernel has it
  * @obj: the opened object (nothing is loaded)
  * @elf: the object file it was opened from (the skeleton's data)
  * @elf_sz: its size
  * @prog: the binary's name, for the heading
+ * @btf_path: a kernel's BTF to check instead of the running kernel's (a
+ *            vmlinux or raw BTF file: --btf-custom-path), or NULL
  * @out: where the table goes, one feature per line: kind, name, yes/no
  *
  * Lists the ops flags the table sets (and --partial's), the callbacks it
  * defines, and the kfuncs and kernel variables its code references, each
- * matched by name in /sys/kernel/btf/vmlinux.
- * Return: 0, or a negative errno (logged) when the kernel's BTF cannot be
- * read or has no sched_ext.
+ * matched by name in the kernel's BTF, then a verdict line.
+ * Return: 0 when the scheduler runs on that kernel, SCXK_ERR_KERNEL when
+ * its loader would refuse it, another negative errno (logged) when the BTF
+ * cannot be read or has no sched_ext.
  */
 int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_sz,
-			    const char *prog, FILE *out);
+			    const char *prog, const char *btf_path, FILE *out);
 
 /**
- * scxk_obj_print_btf - scxk_obj_print_features()'s table against @kernel,
- *                      a kernel's BTF, without the heading (for tests)
+ * scxk_obj_print_btf - scxk_obj_print_features()'s table and verdict
+ *                      against @kernel, a kernel's BTF, without the heading
  */
 int scxk_obj_print_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 		       const struct btf *kernel, FILE *out);

@@ -150,17 +150,26 @@ static struct btf *make_kernel(struct fixture *f, const struct kernel_diff *d)
 	return k;
 }
 
-/* The --features table of @f's object against @k. */
-static char *features(struct fixture *f, const struct btf *k)
+/*
+ * The --features table of @f's object against @k; its verdict (0, or
+ * SCXK_ERR_KERNEL for a kernel the loader refuses) must be @verdict.
+ */
+static char *features_v(struct fixture *f, const struct btf *k, int verdict)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
 	assert_non_null(out);
-	assert_int_equal(scxk_obj_print_btf(f->obj, f->elf, f->elf_sz, k, out), 0);
+	assert_int_equal(scxk_obj_print_btf(f->obj, f->elf, f->elf_sz, k, out), verdict);
 	fclose(out);
+	assert_non_null(strstr(buf, verdict ? "\nverdict: refused" : "\nverdict: runs"));
 	return buf;
+}
+
+static char *features(struct fixture *f, const struct btf *k)
+{
+	return features_v(f, k, 0);
 }
 
 /* The row of @name in @table, up to its end of line. */
@@ -230,7 +239,7 @@ static void test_required_kfunc_missing(void **state)
 	struct fixture *f = *state;
 	struct kernel_diff d = {.no_func = "scx_bpf_kick_cpu"};
 	struct btf *k = make_kernel(f, &d);
-	char *t = features(f, k);
+	char *t = features_v(f, k, SCXK_ERR_KERNEL);
 	const char *r = row_of(t, "kfunc", "scx_bpf_kick_cpu");
 
 	assert_non_null(r);
@@ -246,7 +255,7 @@ static void test_kfunc_with_other_arguments(void **state)
 	struct fixture *f = *state;
 	struct kernel_diff d = {.extra_arg_func = "scx_bpf_get_idle_smtmask"};
 	struct btf *k = make_kernel(f, &d);
-	char *t = features(f, k);
+	char *t = features_v(f, k, SCXK_ERR_KERNEL);
 	const char *r = row_of(t, "kfunc", "scx_bpf_get_idle_smtmask");
 
 	assert_non_null(r);

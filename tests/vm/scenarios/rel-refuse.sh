@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # rel-refuse.sh NAME [FLAGS...] - on a kernel the scheduler does not support
-# (Debian's 7.1.13 and 7.2.x: their BTF declares kfuncs every scheduler
+# (Debian's 7.1.x and 7.2.x: their BTF declares kfuncs every scheduler
 # calls with an extra argument, so libbpf cannot bind them), the loader
 # refuses before loading anything: exit 2, one message naming what is
 # missing and the kernels that have it, sched_ext left disabled. Its
@@ -15,7 +15,8 @@ diag "$bin $flags on $(nproc) CPUs, kernel $(uname -r)"
 seq0=$(cat $SCX/enable_seq 2>/dev/null || echo 0)
 
 $bin $flags --features >/tmp/features.txt 2>&1
-is "--features exits 0" $? 0
+is "--features says it would be refused (exit 2)" $? 2
+check "--features ends with the verdict" grep -q '^verdict: refused' /tmp/features.txt
 sed 's/^/# /' /tmp/features.txt | grep -v ' yes$'
 awk -v k="$(uname -r)" -v s="$name" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
 	print "# FEATURE", k, s, $1, $2, ($3 == "yes" ? "yes" : "no") }' /tmp/features.txt

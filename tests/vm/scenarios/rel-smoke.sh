@@ -24,6 +24,7 @@ diag "$bin $flags on $(nproc) CPUs, kernel $kver"
 # --features: read from the kernel's BTF, before anything is loaded.
 $bin $flags --features >/tmp/features.txt 2>&1
 is "--features exits 0" $? 0
+check "--features ends with the verdict" grep -q '^verdict: runs on this kernel' /tmp/features.txt
 check "--features loaded nothing" [ "$(state)" = disabled ]
 awk -v k="$kver" -v s="$name" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
 	print "# FEATURE", k, s, $1, $2, ($3 == "yes" ? "yes" : "no") }' /tmp/features.txt
