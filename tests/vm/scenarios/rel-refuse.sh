@@ -13,28 +13,28 @@ seq0=$(cat $SCX/enable_seq 2>/dev/null || echo 0)
 
 # refuse_one NAME FLAGS...
 refuse_one() {
-	_n=$1
+	_rn=$1
 	shift
-	bin=scx_$_n
+	bin=scx_$_rn
 	diag "$bin $* on $(nproc) CPUs, kernel $(uname -r)"
 	$bin "$@" --features >/tmp/features.txt 2>&1
-	is "$_n: --features says it would be refused (exit 2)" $? 2
-	check "$_n: --features ends with the verdict" grep -q '^verdict: refused' /tmp/features.txt
+	is "$_rn: --features says it would be refused (exit 2)" $? 2
+	check "$_rn: --features ends with the verdict" grep -q '^verdict: refused' /tmp/features.txt
 	sed 's/^/# /' /tmp/features.txt | grep -v ' yes$'
-	awk -v k="$(uname -r)" -v s="$_n" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
+	awk -v k="$(uname -r)" -v s="$_rn" '$1 ~ /^(flag|callback|kfunc|ksym)$/ {
 		print "# FEATURE", k, s, $1, $2, ($3 == "yes" ? "yes" : "no") }' /tmp/features.txt
-	check "$_n: --features marks a missing kfunc REQUIRED" \
+	check "$_rn: --features marks a missing kfunc REQUIRED" \
 		grep -q '^kfunc .* no: REQUIRED' /tmp/features.txt
 
 	timeout 120 $bin "$@" >/tmp/refuse.log 2>&1
 	_rc=$?
 	sed 's/^/# /' /tmp/refuse.log | head -n 5
-	is "$_n: refused with exit 2" $_rc 2
-	check "$_n: the message names the kfuncs and the kernels that have them" \
+	is "$_rn: refused with exit 2" $_rc 2
+	check "$_rn: the message names the kfuncs and the kernels that have them" \
 		grep -q 'cannot provide kfuncs the scheduler calls: scx_bpf.*Kernels known to have them: 6.12' /tmp/refuse.log
-	check "$_n: libbpf never got to load it (no verifier or extern error)" \
+	check "$_rn: libbpf never got to load it (no verifier or extern error)" \
 		sh -c "! grep -qiE 'libbpf:|verifier|failed to find' /tmp/refuse.log"
-	is "$_n: state still disabled" "$(state)" disabled
+	is "$_rn: state still disabled" "$(state)" disabled
 }
 
 if [ "${1:-minimal}" = all ]; then
