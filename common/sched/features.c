@@ -17,6 +17,7 @@
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/bpf.h>
 
 #include <scxkit/log.h>
 #include <scxkit/sched.h>
@@ -304,7 +305,8 @@ static void mark_optional(Elf *elf, struct ksyms *ks)
 				if (!k->func)
 					k->optional = GELF_ST_BIND(sym.st_info) == STB_WEAK;
 				else if (rel.r_offset < td->d_size &&
-					 ((const uint8_t *)td->d_buf)[rel.r_offset] == 0x18)
+					 ((const uint8_t *)td->d_buf)[rel.r_offset] ==
+						 (BPF_LD | BPF_IMM | BPF_DW))
 					k->optional = true;
 			}
 		}
