@@ -18,6 +18,8 @@
 	S(CNT, MINIMAL_STAT_LOCAL, "local", U64, "", "tasks placed directly on an idle CPU")       \
 	S(CNT, MINIMAL_STAT_GLOBAL, "global", U64, "", "tasks that went through the shared queue") \
 	S(CNT, MINIMAL_STAT_KICKS, "kicks", U64, "", "idle CPUs woken to take queued work")        \
+	S(CNT, MINIMAL_STAT_KEPT, "kept", U64, "",                                                 \
+	  "expired slices renewed because the task was still first in vtime order")                \
 	S(CNT, MINIMAL_STAT_HOTPLUG, "hotplug", U64, "",                                           \
 	  "CPUs gone offline or online, handled without a restart")                                \
 	S(VAL, MINIMAL_LOCAL_PCT, "local_pct", FLOAT, "%",                                         \

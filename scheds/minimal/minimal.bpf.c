@@ -18,11 +18,17 @@
  * would fall 100 slices behind per run and, under a fork storm, wait long
  * enough for the kernel's watchdog to eject the scheduler.
  *
+ * cgroup cpu.weight is honoured down the hierarchy by charging each run at
+ * the task's flattened weight (scxkit/cgweight.bpf.h): with every waiting
+ * task in one vtime order, that gives each cgroup its share among its
+ * siblings wherever its tasks run. --fifo ignores weights and cgroups.
+ *
  * Choose it to learn sched_ext or as a starting point. One shared queue
  * becomes a contention point beyond a few dozen CPUs, and it knows nothing
  * of interactivity: the other schedulers in scheds/ build on this shape.
  */
 #include <scxkit/common.bpf.h>
+#include <scxkit/cgweight.bpf.h>
 #include <scxkit/fault.bpf.h>
 #include <scxkit/sched_math.h>
 #include <scxkit/stats.bpf.h>
@@ -93,15 +99,68 @@ void BPF_STRUCT_OPS(minimal_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/*
+ * What each task had run in all when it last started running. Run time is
+ * charged from the kernel's count, not from what is left of the slice: a
+ * slice ends at the next tick after it runs out, so a 6 ms slice (nice 5)
+ * runs 8 ms at HZ=250, and charging only the 6 gave light tasks a quarter
+ * more than their weight.
+ */
+struct task_ctx {
+	u64 exec_start;
+};
+
+SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
+
+/*
+ * Run time @p has used since it started running or was last charged; with
+ * @charged, the count restarts from now.
+ */
+static u64 run_time(struct task_struct *p, bool charged)
+{
+	struct task_ctx *tctx = scxk_task_storage(&task_ctxs, p, false);
+	u64 now = p->se.sum_exec_runtime, used;
+
+	if (!tctx)
+		return 0;
+	used = now > tctx->exec_start ? now - tctx->exec_start : 0;
+	if (charged)
+		tctx->exec_start = now;
+	return used;
+}
+
 void BPF_STRUCT_OPS(minimal_dispatch, s32 cpu, struct task_struct *prev)
 {
+	/*
+	 * The kernel asks for the next task before it queues @prev again, so
+	 * a @prev whose slice ran out would always give way to the head of
+	 * the queue, even when its vtime is still the earliest: with twice
+	 * as many hogs as CPUs that caps every task at one slice in two,
+	 * whatever its weight (cpu.weight 400 beside 100 got 2.7x the CPU, not 4x).
+	 * Charge @prev now and let it go on when it is still first in line.
+	 */
+	if (!fifo_sched && scxk_prev_runnable(prev)) {
+		u64 vtime = prev->scx.dsq_vtime + scxk_cgw_charge_prev(prev, run_time(prev, false));
+
+		if (!scxk_time_before(scxk_dsq_head_vtime(MINIMAL_DSQ_SHARED), vtime)) {
+			prev->scx.dsq_vtime = vtime;
+			run_time(prev, true);
+			scxk_task_set_slice(prev, task_slice(prev));
+			scxk_stat_inc(MINIMAL_STAT_KEPT);
+			return;
+		}
+	}
 	scxk_dsq_move_to_local(MINIMAL_DSQ_SHARED);
 }
 
 void BPF_STRUCT_OPS(minimal_running, struct task_struct *p)
 {
+	struct task_ctx *tctx;
+
 	if (fifo_sched)
 		return;
+	if ((tctx = scxk_task_storage(&task_ctxs, p, true)))
+		tctx->exec_start = p->se.sum_exec_runtime;
 	/* Racy across CPUs, but it only moves forward and errors stay small. */
 	if (scxk_time_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
@@ -109,14 +168,31 @@ void BPF_STRUCT_OPS(minimal_running, struct task_struct *p)
 
 void BPF_STRUCT_OPS(minimal_stopping, struct task_struct *p, bool runnable)
 {
-	u64 used;
-
 	if (fifo_sched)
 		return;
-	/* p->scx.slice counts down from task_slice(p) while p runs. */
-	used = task_slice(p);
-	used = used > p->scx.slice ? used - p->scx.slice : 0;
-	p->scx.dsq_vtime += scxk_scale_by_weight_inv(used, p->scx.weight);
+	p->scx.dsq_vtime += scxk_cgw_charge(p, run_time(p, true));
+}
+
+void BPF_STRUCT_OPS(minimal_runnable, struct task_struct *p, u64 enq_flags)
+{
+	if (!fifo_sched)
+		scxk_cgw_runnable(p);
+}
+
+void BPF_STRUCT_OPS(minimal_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	if (!fifo_sched)
+		scxk_cgw_quiescent(p);
+}
+
+s32 BPF_STRUCT_OPS(minimal_cgroup_init, struct cgroup *cgrp, struct scx_cgroup_init_args *args)
+{
+	return scxk_cgw_init(cgrp, args);
+}
+
+void BPF_STRUCT_OPS(minimal_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
+{
+	scxk_cgw_set_weight(cgrp, weight);
 }
 
 void BPF_STRUCT_OPS(minimal_enable, struct task_struct *p)
@@ -162,6 +238,9 @@ void BPF_STRUCT_OPS(minimal_exit, struct scx_exit_info *ei)
 SCXK_OPS_DEFINE(minimal_ops, .select_cpu = (void *)minimal_select_cpu,
 		.enqueue = (void *)minimal_enqueue, .dispatch = (void *)minimal_dispatch,
 		.running = (void *)minimal_running, .stopping = (void *)minimal_stopping,
+		.runnable = (void *)minimal_runnable, .quiescent = (void *)minimal_quiescent,
+		.cgroup_init = (void *)minimal_cgroup_init,
+		.cgroup_set_weight = (void *)minimal_cgroup_set_weight,
 		.enable = (void *)minimal_enable, .cpu_online = (void *)minimal_cpu_online,
 		.cpu_offline = (void *)minimal_cpu_offline, .init = (void *)minimal_init,
 		.exit = (void *)minimal_exit, .name = "minimal");
