@@ -170,8 +170,8 @@ __hidden u64 scxk_cgw_charge_prev(struct task_struct *p, u64 used)
 
 __hidden s32 scxk_cgw_init(struct cgroup *cgrp, struct scx_cgroup_init_args *args)
 {
-	struct cgw_cgroup *cg = bpf_cgrp_storage_get(&scxk_cgw_cgroups, cgrp, 0,
-						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct cgw_cgroup *cg =
+		bpf_cgrp_storage_get(&scxk_cgw_cgroups, cgrp, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (!cg)
 		return -ENOMEM;
