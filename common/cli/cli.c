@@ -3,11 +3,15 @@
  * The option table interpreter: getopt_long, --help, --help-man and strict
  * value parsing. Values are checked here so that every bad flag of every
  * binary fails the same way: one line on stderr, exit 2, kernel untouched.
+ * A scheduler's table gets the scheduler options added (scxk_cli_parse());
+ * any other binary's, only help and version (scxk_cli_parse_opts(): the
+ * bench workloads, which link this file and log.c alone, without libbpf).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,12 +52,8 @@ enum {
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
-/*
- * The shared options, documented like a binary's own (ids in short_opt).
- * Types and ranges are what set_common() enforces, and what --help-options
- * tells the bad-input tests.
- */
-static const struct {
+/* An option the engine adds to a binary's table (id in short_opt). */
+struct added_opt {
 	const char *name;
 	int id;
 	const char *metavar;
@@ -61,7 +61,21 @@ static const struct {
 	uint64_t min, max;
 	const char *help;
 	const char *dfl;
-} common_opts[] = {
+};
+
+/* Help texts of the options both sets below have. */
+#define HELP_VERSION "print the version and exit"
+#define HELP_HELP    "print this help and exit"
+#define HELP_HELP_OPTIONS                                                                          \
+	"print every option's name, type, short form, range and choices, one per line (for "       \
+	"tests)"
+
+/*
+ * The shared options of every scheduler, documented like a binary's own.
+ * Types and ranges are what set_common() enforces, and what --help-options
+ * tells the bad-input tests.
+ */
+static const struct added_opt common_opts[] = {
 	{"stats", OPT_STATS, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
 	 "run the scheduler and print its stats every SEC seconds", "off"},
 	{"monitor", OPT_MONITOR, "SEC", SCXK_OPT_DOUBLE, 0, SCXK_MAX_INTERVAL_S,
@@ -79,7 +93,7 @@ static const struct {
 	 SCXK_STATS_DEFAULT_PATH},
 	{"verbose", 'v', NULL, SCXK_OPT_FLAG, 0, 0, "more output; twice adds libbpf's debug output",
 	 NULL},
-	{"version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, "print the version and exit", NULL},
+	{"version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, HELP_VERSION, NULL},
 	/* Upstream's spellings (scx_utils), so their command lines keep working. */
 	{"log-level", OPT_LOG_LEVEL, "LEVEL", SCXK_OPT_CUSTOM, 0, 0,
 	 "upstream's verbosity: error, warn, info, debug or trace, or tracing directives such "
@@ -105,13 +119,10 @@ static const struct {
 	 "whether the running kernel (or --btf-custom-path's) has each, then exit 0 if it runs "
 	 "there, 2 if it would be refused; loads nothing",
 	 NULL},
-	{"help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, "print this help and exit", NULL},
+	{"help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, HELP_HELP, NULL},
 	{"help-man", OPT_HELP_MAN, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "print the OPTIONS section of the man page (scdoc)", NULL},
-	{"help-options", OPT_HELP_OPTIONS, NULL, SCXK_OPT_FLAG, 0, 0,
-	 "print every option's name, type, short form, range and choices, one per line (for "
-	 "tests)",
-	 NULL},
+	{"help-options", OPT_HELP_OPTIONS, NULL, SCXK_OPT_FLAG, 0, 0, HELP_HELP_OPTIONS, NULL},
 	{"check-args", OPT_CHECK_ARGS, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "only parse the options and exit; reads no file and writes nothing", NULL},
 #ifdef SCXK_FAULT_INJECTION
@@ -123,7 +134,29 @@ static const struct {
 	 "off"},
 #endif
 };
+
+/*
+ * What scxk_cli_parse_opts() adds for a binary that is not a scheduler
+ * (the bench workloads): help, version and the table for tests, nothing
+ * that loads or watches a scheduler.
+ */
+static const struct added_opt tool_opts[] = {
+	{"help", 'h', NULL, SCXK_OPT_FLAG, 0, 0, HELP_HELP, NULL},
+	{"version", 'V', NULL, SCXK_OPT_FLAG, 0, 0, HELP_VERSION, NULL},
+	{"help-options", OPT_HELP_OPTIONS, NULL, SCXK_OPT_FLAG, 0, 0, HELP_HELP_OPTIONS, NULL},
+};
+
+/* One of the two sets, and whether it is the scheduler's. */
+struct added {
+	const struct added_opt *opts;
+	size_t nr;
+	bool sched;
+};
+
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
+#define NR_TOOL	  (sizeof(tool_opts) / sizeof(tool_opts[0]))
+static const struct added sched_added = {common_opts, NR_COMMON, true};
+static const struct added tool_added = {tool_opts, NR_TOOL, false};
 
 int scxk_parse_u64(const char *s, uint64_t *out)
 {
@@ -206,7 +239,7 @@ void scxk_cli_print_help_opt(FILE *f, int width, int short_opt, const char *name
 	fputc('\n', f);
 }
 
-void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
+static void usage(const struct scxk_cli *cli, const struct added *add, FILE *f)
 {
 	const struct scxk_opt *o;
 	char buf[64];
@@ -218,20 +251,31 @@ void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
 	for (o = cli->opts; o && o->name; o++)
 		scxk_cli_print_help_opt(f, HELP_COLUMN, o->short_opt, o->name, o->metavar, o->help,
 					opt_dfl(o, buf, sizeof(buf)), o->choices);
-	fputs("\nCommon options:\n", f);
-	for (i = 0; i < NR_COMMON; i++)
-		scxk_cli_print_help_opt(f, HELP_COLUMN, common_opts[i].id, common_opts[i].name,
-					common_opts[i].metavar, common_opts[i].help,
-					common_opts[i].dfl, NULL);
-	fputs("\nEnvironment:\n"
-	      "  SCX_TIMEOUT_MS     watchdog timeout the kernel enforces on the scheduler\n"
-	      "  SCX_SYSFS_PREFIX   root under which sysfs is read (for tests)\n",
-	      f);
+	/* A tool's few added options close its own list. */
+	if (add->sched)
+		fputs("\nCommon options:\n", f);
+	for (i = 0; i < add->nr; i++)
+		scxk_cli_print_help_opt(f, HELP_COLUMN, add->opts[i].id, add->opts[i].name,
+					add->opts[i].metavar, add->opts[i].help, add->opts[i].dfl,
+					NULL);
+	if (add->sched)
+		fputs("\nEnvironment:\n"
+		      "  SCX_TIMEOUT_MS     watchdog timeout the kernel enforces on the scheduler\n"
+		      "  SCX_SYSFS_PREFIX   root under which sysfs is read (for tests)\n",
+		      f);
 	if (cli->examples)
 		fprintf(f, "\nExamples:\n%s", cli->examples);
-	fputs("\nExit status: 0 clean detach, 1 failure or ejection by the kernel, 2 usage "
-	      "error.\n",
-	      f);
+	if (add->sched)
+		fputs("\nExit status: 0 clean detach, 1 failure or ejection by the kernel, 2 usage "
+		      "error.\n",
+		      f);
+	else
+		fputs("\nExit status: 0 success, 1 failure, 2 usage error.\n", f);
+}
+
+void scxk_cli_usage(const struct scxk_cli *cli, FILE *f)
+{
+	usage(cli, &sched_added, f);
 }
 
 void scxk_cli_print_man_opt(FILE *f, int short_opt, const char *name, const char *metavar,
@@ -319,7 +363,7 @@ static void print_opt_line(FILE *f, const char *name, enum scxk_opt_type type, i
 	fputc('\n', f);
 }
 
-static void print_options(const struct scxk_cli *cli, FILE *f)
+static void print_options(const struct scxk_cli *cli, const struct added *add, FILE *f)
 {
 	const struct scxk_opt *o;
 	size_t i;
@@ -327,18 +371,26 @@ static void print_options(const struct scxk_cli *cli, FILE *f)
 	for (o = cli->opts; o && o->name; o++)
 		print_opt_line(f, o->name, o->type, o->short_opt, o->metavar, o->min, o->max,
 			       o->type == SCXK_OPT_CHOICE ? o->choices : NULL);
-	for (i = 0; i < NR_COMMON; i++)
-		print_opt_line(f, common_opts[i].name, common_opts[i].type, common_opts[i].id,
-			       common_opts[i].metavar, common_opts[i].min, common_opts[i].max,
-			       NULL);
+	for (i = 0; i < add->nr; i++)
+		print_opt_line(f, add->opts[i].name, add->opts[i].type, add->opts[i].id,
+			       add->opts[i].metavar, add->opts[i].min, add->opts[i].max, NULL);
+}
+
+int scxk_cli_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry '%s --help'\n", prog);
+	return -EINVAL;
 }
 
 static int bad(const struct scxk_cli *cli, const char *fmt, const char *a, const char *b)
 {
-	fprintf(stderr, "%s: ", cli->prog);
-	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, "\ntry '%s --help'\n", cli->prog);
-	return -EINVAL;
+	return scxk_cli_error(cli->prog, fmt, a, b);
 }
 
 static int set_opt(const struct scxk_cli *cli, const struct scxk_opt *o, const char *arg)
@@ -535,8 +587,9 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 	return -EINVAL;
 }
 
-int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
-		   struct scxk_common_opts *common)
+/* @common is NULL for the tool set (scxk_cli_parse_opts()), set for a scheduler's. */
+static int parse(const struct scxk_cli *cli, const struct added *add, int argc, char **argv,
+		 struct scxk_common_opts *common)
 {
 	struct option lopts[128];
 	char sopts[128] = ":";
@@ -544,9 +597,11 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 	int nr = 0, own = 0, c, err;
 	size_t i, sl = 1;
 
-	memset(common, 0, sizeof(*common));
-	common->exit_dump_len = SCXK_UEI_DUMP_DFL_LEN;
-	common->stats_path = SCXK_STATS_DEFAULT_PATH;
+	if (common) {
+		memset(common, 0, sizeof(*common));
+		common->exit_dump_len = SCXK_UEI_DUMP_DFL_LEN;
+		common->stats_path = SCXK_STATS_DEFAULT_PATH;
+	}
 
 	for (o = cli->opts; o && o->name; o++, own++) {
 		int has_arg = o->type == SCXK_OPT_FLAG ? no_argument : required_argument;
@@ -559,13 +614,12 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 				sopts[sl++] = ':';
 		}
 	}
-	for (i = 0; i < NR_COMMON; i++)
-		lopts[nr++] =
-			(struct option){common_opts[i].name,
-					common_opts[i].metavar ? required_argument : no_argument,
-					NULL, common_opts[i].id};
+	for (i = 0; i < add->nr; i++)
+		lopts[nr++] = (struct option){
+			add->opts[i].name, add->opts[i].metavar ? required_argument : no_argument,
+			NULL, add->opts[i].id};
 	lopts[nr] = (struct option){0};
-	strncat(sopts, "vVh", sizeof(sopts) - sl - 1);
+	strncat(sopts, common ? "vVh" : "Vh", sizeof(sopts) - sl - 1);
 
 	/*
 	 * 0, not 1: glibc then also forgets its position inside a previous
@@ -580,7 +634,7 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 		if (c == ':')
 			return bad(cli, "option '%s' needs a value%s", argv[optind - 1], "");
 		if (c == 'h') {
-			scxk_cli_usage(cli, stdout);
+			usage(cli, add, stdout);
 			return SCXK_CLI_DONE;
 		}
 		if (c == 'V') {
@@ -592,14 +646,14 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 			return SCXK_CLI_DONE;
 		}
 		if (c == OPT_HELP_OPTIONS) {
-			print_options(cli, stdout);
+			print_options(cli, add, stdout);
 			return SCXK_CLI_DONE;
 		}
-		if (c == 'v') {
+		if (common && c == 'v') {
 			common->verbose++;
 			continue;
 		}
-		if (c >= OPT_STATS && c < OPT_FIRST_OWN) {
+		if (common && c >= OPT_STATS && c < OPT_FIRST_OWN) {
 			if ((err = set_common(cli, c, optarg, common)))
 				return err;
 			continue;
@@ -619,8 +673,19 @@ int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 			return bad(cli, "invalid argument '%.200s'%s", argv[optind], "");
 	if (optind < argc)
 		return bad(cli, "unexpected argument '%s'%s", argv[optind], "");
-	if (common->stats_interval && common->monitor_interval)
+	if (common && common->stats_interval && common->monitor_interval)
 		return bad(cli, "--stats and --monitor exclude each other%s%s", "", "");
-	scxk_log_setup(cli->prog, common->verbose);
+	scxk_log_setup(cli->prog, common ? common->verbose : 0);
 	return 0;
+}
+
+int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
+		   struct scxk_common_opts *common)
+{
+	return parse(cli, &sched_added, argc, argv, common);
+}
+
+int scxk_cli_parse_opts(const struct scxk_cli *cli, int argc, char **argv)
+{
+	return parse(cli, &tool_added, argc, argv, NULL);
 }

@@ -2,7 +2,9 @@
 /*
  * cli.h - one option table per binary feeds getopt_long, --help, range
  * checks and the man page's OPTIONS section (--help-man), so the four can
- * never disagree. libscxkit appends the options every scheduler shares.
+ * never disagree. libscxkit appends the options every scheduler shares;
+ * binaries that are not schedulers (the bench workloads) use the same
+ * table through scxk_cli_parse_opts(), without them.
  */
 #ifndef __SCXKIT_CLI_H
 #define __SCXKIT_CLI_H
@@ -101,7 +103,36 @@ int scxk_parse_log_level(const char *arg, int *verbose);
 int scxk_cli_parse(const struct scxk_cli *cli, int argc, char **argv,
 		   struct scxk_common_opts *common);
 
-/** scxk_cli_usage - print --help to @f */
+/**
+ * scxk_cli_parse_opts - parse @argv against @cli's table alone
+ * @cli: the binary's description and option table
+ * @argc, @argv: from main()
+ *
+ * For binaries that are not schedulers: the table gets only -h/--help,
+ * -V/--version and --help-options, not the scheduler options of
+ * scxk_cli_parse(), and --help leaves out the scheduler's environment and
+ * exit codes (its summary may span lines: there is no man page to name).
+ * Values, ranges and errors are checked and reported as by scxk_cli_parse().
+ *
+ * Return: 0 to go on, SCXK_CLI_DONE after help or version (exit 0), or
+ * -EINVAL after one line and a hint on stderr (exit SCXK_EXIT_USAGE).
+ */
+int scxk_cli_parse_opts(const struct scxk_cli *cli, int argc, char **argv);
+
+/**
+ * scxk_cli_error - report a bad command line as the parser does
+ * @prog: the program's name
+ * @fmt: printf format of the one line, naming the option or argument
+ *
+ * For checks the table cannot express (two options that exclude each
+ * other, an unknown command): prints "PROG: message" and "try 'PROG
+ * --help'" to stderr.
+ *
+ * Return: -EINVAL; the caller exits with SCXK_EXIT_USAGE.
+ */
+int scxk_cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** scxk_cli_usage - print a scheduler's --help to @f */
 void scxk_cli_usage(const struct scxk_cli *cli, FILE *f);
 
 /**

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer harness for the option table interpreter (scxk_cli_parse),
- * which every binary runs on its command line and scx.service's SCX_FLAGS.
+ * which every binary runs on its command line and scx.service's SCX_FLAGS,
+ * and its entry point without the scheduler options (scxk_cli_parse_opts,
+ * the bench workloads'), on the same argv.
  *
  * The input is split at NUL bytes into argv. The table below has one
  * option of every type, including a CPU list through a custom parser, so
@@ -78,6 +80,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (ret == 0 && (cfg.num < 10 || cfg.num > 1000 || cfg.ratio < 0 || cfg.ratio > 100 ||
 			 (cfg.path && !*cfg.path) || common.exit_dump_len < 1))
+		abort();
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.num = 10;
+	ret = scxk_cli_parse_opts(&cli, argc, argv);
+	if (ret != 0 && ret != SCXK_CLI_DONE && ret != -EINVAL)
+		abort();
+	if (ret == 0 && (cfg.num < 10 || cfg.num > 1000 || cfg.ratio < 0 || cfg.ratio > 100 ||
+			 (cfg.path && !*cfg.path)))
 		abort();
 	free(buf);
 	return 0;

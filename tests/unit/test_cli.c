@@ -49,21 +49,76 @@ static struct scxk_opt opts[] = {
 
 static const struct scxk_cli cli = {.prog = "scx_test", .summary = "test", .opts = opts};
 
-static int parse(struct scxk_common_opts *c, ...)
+/* argv from the NULL-terminated arguments, with cfg reset to its defaults */
+static int make_argv(char **argv, int max, va_list ap)
 {
-	char *argv[32] = {"scx_test"};
 	int argc = 1;
-	va_list ap;
 	char *a;
 
-	va_start(ap, c);
-	while ((a = va_arg(ap, char *)) && argc < 31)
+	argv[0] = "scx_test";
+	while ((a = va_arg(ap, char *)) && argc < max - 1)
 		argv[argc++] = a;
-	va_end(ap);
+	argv[argc] = NULL;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.num = 10;
 	cfg.mode = "auto";
+	return argc;
+}
+
+static int parse(struct scxk_common_opts *c, ...)
+{
+	char *argv[32];
+	va_list ap;
+	int argc;
+
+	va_start(ap, c);
+	argc = make_argv(argv, 32, ap);
+	va_end(ap);
 	return scxk_cli_parse(&cli, argc, argv, c);
+}
+
+/* The same table as a binary that is not a scheduler (scxk_cli_parse_opts). */
+static int parse_tool(int dummy, ...)
+{
+	char *argv[32];
+	va_list ap;
+	int argc;
+
+	va_start(ap, dummy);
+	argc = make_argv(argv, 32, ap);
+	va_end(ap);
+	return scxk_cli_parse_opts(&cli, argc, argv);
+}
+
+/* What a call prints on @target_fd (stdout or stderr), read back into @buf. */
+struct capture {
+	int target, saved, fd;
+};
+
+static void capture_start(struct capture *cap, int target_fd)
+{
+	char path[] = "/tmp/scxk-cli-XXXXXX";
+
+	cap->target = target_fd;
+	cap->fd = mkstemp(path);
+	assert_true(cap->fd >= 0);
+	unlink(path);
+	fflush(target_fd == STDOUT_FILENO ? stdout : stderr);
+	cap->saved = dup(target_fd);
+	dup2(cap->fd, target_fd);
+}
+
+static void capture_end(struct capture *cap, char *buf, size_t len)
+{
+	ssize_t n;
+
+	fflush(cap->target == STDOUT_FILENO ? stdout : stderr);
+	dup2(cap->saved, cap->target);
+	close(cap->saved);
+	n = pread(cap->fd, buf, len - 1, 0);
+	close(cap->fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
 }
 
 static void test_good(void **state)
@@ -234,25 +289,14 @@ static void test_help_options(void **state)
 		"verbose flag v - - - -\n",
 		"check-args flag - - - - -\n",
 	};
-	char path[] = "/tmp/scxk-cli-XXXXXX", buf[4096];
-	int fd = mkstemp(path), saved;
 	struct scxk_common_opts c;
-	ssize_t n;
+	struct capture cap;
+	char buf[4096];
 
 	(void)state;
-	assert_true(fd >= 0);
-	unlink(path);
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	dup2(fd, STDOUT_FILENO);
+	capture_start(&cap, STDOUT_FILENO);
 	assert_int_equal(parse(&c, "--help-options", NULL), SCXK_CLI_DONE);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	close(fd);
-	assert_true(n > 0);
-	buf[n] = '\0';
+	capture_end(&cap, buf, sizeof(buf));
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(buf, want[i]))
 			fail_msg("--help-options lacks '%s' in:\n%s", want[i], buf);
@@ -274,6 +318,97 @@ static void test_strict_numbers(void **state)
 	assert_true(d == 0.25);
 }
 
+/*
+ * A binary that is not a scheduler: its own table with the same checks,
+ * plus help and version, and none of the scheduler options.
+ */
+static void test_tool(void **state)
+{
+	static const char *const refused[][2] = {
+		{"--partial"},
+		{"--stats", "1"},
+		{"-v"},
+		{"--verbose"},
+		{"--help-man"},
+		{"--check-args"},
+		{"--features"},
+		{"--log-level", "debug"},
+		{"--num", "0"},
+		{"--num", "x"},
+		{"--mode", "turbo"},
+		{"-e", "3"},
+		{"extra-arg"},
+		{"--bogus"},
+		{"--num"},
+	};
+	struct capture cap;
+	char buf[8192];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse_tool(0, "-f", "--num=42", "-m", "powersave", "-e", "8", NULL), 0);
+	assert_true(cfg.flag);
+	assert_int_equal(cfg.num, 42);
+	assert_string_equal(cfg.mode, "powersave");
+	assert_int_equal(even, 8);
+	assert_int_equal(parse_tool(0, NULL), 0);
+	assert_int_equal(cfg.num, 10);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		int err = parse_tool(0, refused[i][0], refused[i][1], NULL);
+
+		if (err != -EINVAL)
+			fail_msg("'%s %s' gave %d, want -EINVAL", refused[i][0],
+				 refused[i][1] ? refused[i][1] : "", err);
+	}
+	assert_int_equal(parse_tool(0, "-V", NULL), SCXK_CLI_DONE);
+
+	capture_start(&cap, STDOUT_FILENO);
+	assert_int_equal(parse_tool(0, "--num", "5", "-h", "--bogus", NULL), SCXK_CLI_DONE);
+	capture_end(&cap, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "Usage: scx_test [OPTIONS]\n\ntest\n\nOptions:\n"));
+	assert_non_null(strstr(buf, "  -n, --num=N"));
+	assert_non_null(strstr(buf, "  -h, --help "));
+	assert_non_null(strstr(buf, "  -V, --version "));
+	assert_non_null(strstr(buf, "      --help-options "));
+	assert_non_null(strstr(buf, "\nExit status: 0 success, 1 failure, 2 usage error.\n"));
+	assert_null(strstr(buf, "Common options"));
+	assert_null(strstr(buf, "--partial"));
+	assert_null(strstr(buf, "SCX_TIMEOUT_MS"));
+
+	capture_start(&cap, STDOUT_FILENO);
+	assert_int_equal(parse_tool(0, "--help-options", NULL), SCXK_CLI_DONE);
+	capture_end(&cap, buf, sizeof(buf));
+	assert_string_equal(buf, "flag flag f - - - -\n"
+				 "num u64 n N 1 100 -\n"
+				 "ratio double - R 0 1 -\n"
+				 "mode choice m MODE - - auto|performance|powersave\n"
+				 "name string - NAME - - -\n"
+				 "even custom e N - - -\n"
+				 "help flag h - - - -\n"
+				 "version flag V - - - -\n"
+				 "help-options flag - - - - -\n");
+
+	/* One line naming the option, then the hint; nothing on stdout. */
+	capture_start(&cap, STDERR_FILENO);
+	assert_int_equal(parse_tool(0, "--num", "101", NULL), -EINVAL);
+	capture_end(&cap, buf, sizeof(buf));
+	assert_string_equal(buf, "scx_test: --num: value out of range 1..100\n"
+				 "try 'scx_test --help'\n");
+}
+
+/* The caller's own checks report like the parser. */
+static void test_error(void **state)
+{
+	struct capture cap;
+	char buf[256];
+
+	(void)state;
+	capture_start(&cap, STDERR_FILENO);
+	assert_int_equal(scxk_cli_error("scxk-x", "--a is above --b (%d > %d)", 3, 2), -EINVAL);
+	capture_end(&cap, buf, sizeof(buf));
+	assert_string_equal(buf, "scxk-x: --a is above --b (3 > 2)\ntry 'scxk-x --help'\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +420,8 @@ int main(void)
 		cmocka_unit_test(test_check_args),
 		cmocka_unit_test(test_help_options),
 		cmocka_unit_test(test_upstream_spellings),
+		cmocka_unit_test(test_tool),
+		cmocka_unit_test(test_error),
 	};
 
 	/* Error lines are expected here; keep the output readable. */
