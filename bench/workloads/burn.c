@@ -23,7 +23,6 @@
  * The fairness indices then compare work under that duty cycle.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,97 +160,79 @@ static double jain(const double *x, unsigned int n)
 	return s2 > 0.0 ? s * s / ((double)n * s2) : 1.0;
 }
 
-static int parse_nice_list(const char *s, int *list, unsigned int *n)
+/* --nice: the list as given (for the JSON) and its values. */
+struct nice_list {
+	const char *arg;
+	unsigned int n;
+	int v[MAX_BURNERS];
+};
+
+static int parse_nice_list(const char *s, void *dest)
 {
+	struct nice_list *l = dest;
 	const char *p = s;
+	unsigned int n = 0;
 	char *end;
 	long v;
 
-	*n = 0;
 	do {
 		v = strtol(p, &end, 10);
 		if (end == p || (*end && *end != ',') || v < NICE_MIN || v > NICE_MAX ||
-		    *n >= MAX_BURNERS)
-			return -1;
-		list[(*n)++] = (int)v;
+		    n >= MAX_BURNERS)
+			return -EINVAL;
+		l->v[n++] = (int)v;
 		p = end + 1;
 	} while (*end);
+	l->arg = s;
+	l->n = n;
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: " PROG " [OPTION]...\n"
-		"CPU burners counting fixed work units; reports work per burner and\n"
-		"Jain's fairness index over weight-normalised work.\n"
-		"Prints one JSON object on stdout.\n\n"
-		"  -n, --count N          burner threads (default: online CPUs, here %u)\n"
-		"      --nice LIST        comma-separated nice values in [%d, %d],\n"
-		"                         applied round-robin (default \"%s\")\n"
-		"      --run-ms MS        with --sleep-ms: run this long between sleeps\n"
-		"                         (default %d)\n"
-		"      --sleep-ms MS      sleep this long after every --run-ms of work\n"
-		"                         (default 0: never sleep)\n"
-		"  -d, --duration SEC     run time, fractions allowed (default %g)\n"
-		"  -h, --help             show this help\n",
-		wl_online_cpus(), NICE_MIN, NICE_MAX, DEF_NICE_LIST, DEF_RUN_MS,
-		WL_DEFAULT_DURATION_S);
-}
+static struct {
+	uint64_t count, run_ms, sleep_ms;
+	struct nice_list nice;
+	double duration_s;
+} o = {
+	.run_ms = DEF_RUN_MS,
+	.nice = {.arg = DEF_NICE_LIST, .n = 1}, /* v[0] = 0 */
+	.duration_s = WL_DEFAULT_DURATION_S,
+};
+
+static struct scxk_opt opts[] = {
+	{"count", 'n', "N", SCXK_OPT_U64, &o.count, "burner threads", .min = 1, .max = MAX_BURNERS,
+	 .dfl = "online CPUs"},
+	{"nice", 0, "LIST", SCXK_OPT_CUSTOM, &o.nice,
+	 "comma-separated nice values in -20..19, applied round-robin", .parse = parse_nice_list,
+	 .dfl = DEF_NICE_LIST},
+	{"run-ms", 0, "MS", SCXK_OPT_U64, &o.run_ms,
+	 "with --sleep-ms: run this long between sleeps", .min = 1, .max = MAX_PHASE_MS},
+	{"sleep-ms", 0, "MS", SCXK_OPT_U64, &o.sleep_ms,
+	 "sleep this long after every --run-ms of work; 0 never sleeps", .max = MAX_PHASE_MS},
+	WL_OPT_DURATION(&o.duration_s),
+	{0},
+};
+
+static const struct scxk_cli cli = {
+	.prog = PROG,
+	.summary = "CPU burners counting fixed work units; reports work per burner and\n"
+		   "Jain's fairness index over weight-normalised work.\n"
+		   "Prints one JSON object on stdout.",
+	.opts = opts,
+};
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"count", required_argument, NULL, 'n'},
-		{"nice", required_argument, NULL, 'N'},
-		{"duration", required_argument, NULL, 'd'},
-		{"run-ms", required_argument, NULL, 'R'},
-		{"sleep-ms", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	uint64_t run_ms = DEF_RUN_MS, sleep_ms = 0;
-	static int nices[MAX_BURNERS];
-	const char *nice_arg = DEF_NICE_LIST;
-	double duration_s = WL_DEFAULT_DURATION_S, *norm, *share, jw, jf, el_s;
-	uint64_t count = wl_online_cpus(), total = 0, t0, elapsed;
-	unsigned int i, j, nnice, started = 0, ng;
+	double *norm, *share, jw, jf, el_s;
+	uint64_t count, total = 0, t0, elapsed;
+	unsigned int i, j, started = 0, ng;
 	struct burner *b;
-	int c, err = 0;
+	int err = 0;
 
-	while ((c = getopt_long(argc, argv, "n:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			err |= wl_parse_u64(PROG, "--count", optarg, 1, MAX_BURNERS, &count);
-			break;
-		case 'N':
-			nice_arg = optarg;
-			if (parse_nice_list(optarg, nices, &nnice)) {
-				fprintf(stderr, PROG ": bad --nice list '%s'\n", optarg);
-				err = -1;
-			}
-			break;
-		case 'd':
-			err |= wl_parse_duration(PROG, optarg, &duration_s);
-			break;
-		case 'R':
-			err |= wl_parse_u64(PROG, "--run-ms", optarg, 1, MAX_PHASE_MS, &run_ms);
-			break;
-		case 'S':
-			err |= wl_parse_u64(PROG, "--sleep-ms", optarg, 0, MAX_PHASE_MS, &sleep_ms);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			err = -1;
-		}
-	}
-	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
-	if (parse_nice_list(nice_arg, nices, &nnice))
-		return WL_EXIT_USAGE; /* not reached: the default parses */
-	run_ns = run_ms * 1000000ULL;
-	sleep_ns = sleep_ms * 1000000ULL;
+	o.count = wl_online_cpus();
+	wl_parse_args(&cli, argc, argv);
+	count = o.count;
+	run_ns = o.run_ms * 1000000ULL;
+	sleep_ns = o.sleep_ms * 1000000ULL;
 
 	b = aligned_alloc(64, count * sizeof(*b));
 	norm = calloc(count, sizeof(*norm));
@@ -266,7 +247,7 @@ int main(int argc, char **argv)
 	memset(b, 0, count * sizeof(*b));
 	pthread_barrier_init(&start_barrier, NULL, (unsigned int)count + 1);
 	for (started = 0; started < count; started++) {
-		b[started].nice = nices[started % nnice];
+		b[started].nice = o.nice.v[started % o.nice.n];
 		err = pthread_create(&b[started].tid, NULL, burner_fn, &b[started]);
 		if (err) {
 			/* the barrier would never open: nothing sensible to report */
@@ -274,7 +255,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (wl_timer_start(duration_s))
+	if (wl_timer_start(o.duration_s))
 		return 1;
 	pthread_barrier_wait(&start_barrier);
 	t0 = wl_now_ns();
@@ -301,11 +282,11 @@ int main(int argc, char **argv)
 
 	printf("{\"workload\":\"burn\",\"params\":{\"count\":%llu,\"nice\":",
 	       (unsigned long long)count);
-	wl_json_str(stdout, nice_arg);
+	wl_json_str(stdout, o.nice.arg);
 	printf(",\"duration_s\":%g,\"online_cpus\":%u,\"unit_iters\":%d,\"run_ms\":%llu,"
 	       "\"sleep_ms\":%llu},",
-	       duration_s, wl_online_cpus(), UNIT_ITERS, (unsigned long long)run_ms,
-	       (unsigned long long)sleep_ms);
+	       o.duration_s, wl_online_cpus(), UNIT_ITERS, (unsigned long long)o.run_ms,
+	       (unsigned long long)o.sleep_ms);
 	printf("\"results\":{\"elapsed_us\":%.3f,\"burners\":[", (double)elapsed / WL_NS_PER_US);
 	for (i = 0; i < count; i++)
 		printf("%s{\"nice\":%d,\"weight\":%u,\"feasible_cpus\":%.6f,\"units\":%llu,"

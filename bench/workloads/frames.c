@@ -15,7 +15,6 @@
  * variable needs (which the woken thread would have to reacquire), and a
  * post that happens before the wait is not lost.
  */
-#include <getopt.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
@@ -27,10 +26,10 @@
 #define PROG "scxk-frames"
 
 /* Defaults: 60 fps, 4 stages of 500 us (2 ms of work in a 16.7 ms frame). */
-#define DEF_FPS	     60.0
+#define DEF_FPS	     60
 #define DEF_CHAIN    4
 #define DEF_BURST_US 500
-#define MAX_FPS	     10000.0
+#define MAX_FPS	     10000
 #define MAX_CHAIN    1024
 #define MAX_BURST_US 1000000ULL
 /* After the run, how often the driver looks for the last frame to finish. */
@@ -98,61 +97,31 @@ static void *stage_fn(void *arg)
 	}
 }
 
-static void usage(FILE *f)
+/* --fps: 0 < N <= MAX_FPS; N >= 1e-9 keeps the period (<= 1e18 ns) in a u64. */
+static int parse_fps(const char *arg, void *dest)
 {
-	fprintf(f,
-		"Usage: " PROG " [OPTION]...\n"
-		"Frame pipeline: every frame period a driver wakes a chain of stage\n"
-		"threads, each doing a CPU burst; reports frame times and missed\n"
-		"deadlines.  Prints one JSON object on stdout.\n\n"
-		"  -f, --fps N            frames per second (default %g)\n"
-		"  -c, --chain N          stage threads per frame (default %d)\n"
-		"  -b, --burst-us US      CPU work per stage and frame (default %d)\n"
-		"  -d, --duration SEC     run time, fractions allowed (default %g)\n"
-		"  -h, --help             show this help\n",
-		DEF_FPS, DEF_CHAIN, DEF_BURST_US, WL_DEFAULT_DURATION_S);
+	return wl_parse_positive(arg, MAX_FPS, dest);
 }
 
-static void parse_args(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"fps", required_argument, NULL, 'f'},
-		{"chain", required_argument, NULL, 'c'},
-		{"burst-us", required_argument, NULL, 'b'},
-		{"duration", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c, err = 0;
+static struct scxk_opt opts[] = {
+	{"fps", 'f', "N", SCXK_OPT_CUSTOM, &o.fps,
+	 "frames per second (0 < N <= " WL_STR(MAX_FPS) ")", .parse = parse_fps,
+	 .dfl = WL_STR(DEF_FPS)},
+	{"chain", 'c', "N", SCXK_OPT_U64, &o.chain, "stage threads per frame", .min = 1,
+	 .max = MAX_CHAIN},
+	{"burst-us", 'b', "US", SCXK_OPT_U64, &o.burst_us, "CPU work per stage and frame",
+	 .max = MAX_BURST_US},
+	WL_OPT_DURATION(&o.duration_s),
+	{0},
+};
 
-	while ((c = getopt_long(argc, argv, "f:c:b:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			err |= wl_parse_double(PROG, "--fps", optarg, 0.0, MAX_FPS, &o.fps);
-			if (!err && !(o.fps > 0.0)) {
-				fprintf(stderr, PROG ": --fps must be > 0\n");
-				err = -1;
-			}
-			break;
-		case 'c':
-			err |= wl_parse_u64(PROG, "--chain", optarg, 1, MAX_CHAIN, &o.chain);
-			break;
-		case 'b':
-			err |= wl_parse_u64(PROG, "--burst-us", optarg, 0, MAX_BURST_US,
-					    &o.burst_us);
-			break;
-		case 'd':
-			err |= wl_parse_duration(PROG, optarg, &o.duration_s);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			err = -1;
-		}
-	}
-	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
-}
+static const struct scxk_cli cli = {
+	.prog = PROG,
+	.summary = "Frame pipeline: every frame period a driver wakes a chain of stage\n"
+		   "threads, each doing a CPU burst; reports frame times and missed\n"
+		   "deadlines. Prints one JSON object on stdout.",
+	.opts = opts,
+};
 
 int main(int argc, char **argv)
 {
@@ -161,7 +130,7 @@ int main(int argc, char **argv)
 	unsigned int i, started;
 	int err = 0;
 
-	parse_args(argc, argv);
+	wl_parse_args(&cli, argc, argv);
 	period_ns = (uint64_t)(WL_NS_PER_SEC / o.fps);
 	if (!period_ns)
 		period_ns = 1;

@@ -10,7 +10,6 @@
  * (TCP_NODELAY).  Reports round-trip latency percentiles and round trips/s.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -28,8 +27,8 @@
 #define DEF_SIZE 1
 #define MAX_SIZE 65536
 
-enum mode { MODE_PIPE, MODE_UNIX, MODE_TCP };
-static const char *const mode_names[] = {"pipe", "unix", "tcp"};
+enum mode { MODE_PIPE, MODE_UNIX, MODE_TCP, NR_MODES };
+static const char *const mode_names[NR_MODES + 1] = {"pipe", "unix", "tcp", NULL};
 
 /* The two ends: the parent uses fd[0] to write and fd[1] to read; the child
  * fd[2] to read and fd[3] to write (for sockets fd[0] == fd[1]). */
@@ -143,67 +142,47 @@ static int echo_loop(const struct chan *c, char *buf, size_t size)
 	}
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: " PROG " [OPTION]...\n"
-		"Round trips of a message between two processes over pipes or sockets;\n"
-		"reports round-trip latency and round trips per second.\n"
-		"Prints one JSON object on stdout.\n\n"
-		"  -m, --mode MODE        pipe, unix (AF_UNIX stream) or tcp (loopback)\n"
-		"                         (default pipe)\n"
-		"  -s, --size BYTES       message size (default %d)\n"
-		"  -d, --duration SEC     run time, fractions allowed (default %g)\n"
-		"  -h, --help             show this help\n",
-		DEF_SIZE, WL_DEFAULT_DURATION_S);
-}
+static struct {
+	const char *mode; /* one of mode_names */
+	uint64_t size;
+	double duration_s;
+} o = {
+	.mode = "pipe",
+	.size = DEF_SIZE,
+	.duration_s = WL_DEFAULT_DURATION_S,
+};
+
+static struct scxk_opt opts[] = {
+	{"mode", 'm', "MODE", SCXK_OPT_CHOICE, &o.mode,
+	 "channel: pipes, an AF_UNIX socket pair or loopback TCP", .choices = mode_names},
+	{"size", 's', "BYTES", SCXK_OPT_U64, &o.size, "message size", .min = 1, .max = MAX_SIZE},
+	WL_OPT_DURATION(&o.duration_s),
+	{0},
+};
+
+static const struct scxk_cli cli = {
+	.prog = PROG,
+	.summary = "Round trips of a message between two processes over pipes or sockets;\n"
+		   "reports round-trip latency and round trips per second.\n"
+		   "Prints one JSON object on stdout.",
+	.opts = opts,
+};
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"size", required_argument, NULL, 's'},
-		{"duration", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	double duration_s = WL_DEFAULT_DURATION_S;
 	enum mode mode = MODE_PIPE;
-	uint64_t size = DEF_SIZE, t0, t, elapsed, trips = 0;
+	uint64_t t0, t, elapsed, trips = 0;
 	struct chan ch = {{-1, -1, -1, -1}};
 	struct hist *rtt;
-	int c, i, err = 0, status;
+	int err = 0, status;
 	char *buf;
 	pid_t pid;
 
-	while ((c = getopt_long(argc, argv, "m:s:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			for (i = 0; i < 3 && strcmp(optarg, mode_names[i]); i++)
-				;
-			if (i < 3) {
-				mode = (enum mode)i;
-				break;
-			}
-			fprintf(stderr, PROG ": bad --mode '%s' (pipe, unix or tcp)\n", optarg);
-			err = -1;
-			break;
-		case 's':
-			err |= wl_parse_u64(PROG, "--size", optarg, 1, MAX_SIZE, &size);
-			break;
-		case 'd':
-			err |= wl_parse_duration(PROG, optarg, &duration_s);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			err = -1;
-		}
-	}
-	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
+	wl_parse_args(&cli, argc, argv);
+	while (strcmp(o.mode, mode_names[mode]))
+		mode++; /* the parser took one of them */
 
-	buf = calloc(1, size);
+	buf = calloc(1, o.size);
 	rtt = malloc(sizeof(*rtt));
 	if (!buf || !rtt) {
 		fprintf(stderr, PROG ": out of memory\n");
@@ -228,18 +207,18 @@ int main(int argc, char **argv)
 	/* Each side closes the other's ends, or the child never sees EOF. */
 	if (pid == 0) {
 		close_pair(ch.fd[0], ch.fd[1]);
-		_exit(echo_loop(&ch, buf, size));
+		_exit(echo_loop(&ch, buf, o.size));
 	}
 	close_pair(ch.fd[2], ch.fd[3]);
 	wl_min_timerslack();
-	if (wl_timer_start(duration_s))
+	if (wl_timer_start(o.duration_s))
 		return 1;
 	t0 = wl_now_ns();
 	while (!atomic_load_explicit(&wl_stop, memory_order_relaxed)) {
 		t = wl_now_ns();
-		err = full_io(ch.fd[0], buf, size, true);
+		err = full_io(ch.fd[0], buf, o.size, true);
 		if (!err)
-			err = full_io(ch.fd[1], buf, size, false);
+			err = full_io(ch.fd[1], buf, o.size, false);
 		if (err) {
 			fprintf(stderr, PROG ": round trip %llu: %s\n",
 				(unsigned long long)trips + 1, strerror(-err));
@@ -263,7 +242,7 @@ int main(int argc, char **argv)
 
 	printf("{\"workload\":\"pingpong\",\"params\":{\"mode\":\"%s\",\"size\":%llu,"
 	       "\"duration_s\":%g},",
-	       mode_names[mode], (unsigned long long)size, duration_s);
+	       mode_names[mode], (unsigned long long)o.size, o.duration_s);
 	printf("\"results\":{\"elapsed_us\":%.3f,\"round_trips\":%llu,\"round_trips_per_s\":%.1f,",
 	       (double)elapsed / WL_NS_PER_US, (unsigned long long)trips,
 	       (double)trips * WL_NS_PER_SEC / (double)elapsed);

@@ -8,10 +8,11 @@
  * reacting to an event.  A scheduler that keeps such tasks waiting behind
  * CPU hogs shows it in the tail of the latency histogram.
  */
-#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <scxkit/exit.h>
 
 #include "hist.h"
 #include "util.h"
@@ -60,88 +61,48 @@ static void *prober_fn(void *arg)
 	return NULL;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: " PROG " [OPTION]...\n"
-		"Wakeup latency probe: threads sleep a random time to an absolute\n"
-		"deadline, record how late they ran, then do a burst of CPU work.\n"
-		"Prints one JSON object on stdout.\n\n"
-		"  -t, --threads N        probe threads (default %d)\n"
-		"      --sleep-min-us US  shortest sleep (default %d)\n"
-		"      --sleep-max-us US  longest sleep (default %d)\n"
-		"      --work-us US       CPU work after each wakeup (default %d)\n"
-		"  -d, --duration SEC     run time, fractions allowed (default %g)\n"
-		"  -h, --help             show this help\n",
-		DEF_THREADS, DEF_SLEEP_MIN_US, DEF_SLEEP_MAX_US, DEF_WORK_US,
-		WL_DEFAULT_DURATION_S);
-}
+static struct opts o = {
+	.threads = DEF_THREADS,
+	.sleep_min_us = DEF_SLEEP_MIN_US,
+	.sleep_max_us = DEF_SLEEP_MAX_US,
+	.work_us = DEF_WORK_US,
+	.duration_s = WL_DEFAULT_DURATION_S,
+};
 
-enum { OPT_SLEEP_MIN = 256, OPT_SLEEP_MAX, OPT_WORK };
+static struct scxk_opt opts[] = {
+	{"threads", 't', "N", SCXK_OPT_U64, &o.threads, "probe threads", .min = 1,
+	 .max = MAX_THREADS},
+	{"sleep-min-us", 0, "US", SCXK_OPT_U64, &o.sleep_min_us, "shortest sleep",
+	 .max = MAX_TIME_US},
+	{"sleep-max-us", 0, "US", SCXK_OPT_U64, &o.sleep_max_us, "longest sleep",
+	 .max = MAX_TIME_US},
+	{"work-us", 0, "US", SCXK_OPT_U64, &o.work_us, "CPU work after each wakeup",
+	 .max = MAX_TIME_US},
+	WL_OPT_DURATION(&o.duration_s),
+	{0},
+};
 
-static void parse_args(int argc, char **argv, struct opts *o)
-{
-	static const struct option longopts[] = {
-		{"threads", required_argument, NULL, 't'},
-		{"sleep-min-us", required_argument, NULL, OPT_SLEEP_MIN},
-		{"sleep-max-us", required_argument, NULL, OPT_SLEEP_MAX},
-		{"work-us", required_argument, NULL, OPT_WORK},
-		{"duration", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c, err = 0;
-
-	while ((c = getopt_long(argc, argv, "t:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			err |= wl_parse_u64(PROG, "--threads", optarg, 1, MAX_THREADS, &o->threads);
-			break;
-		case OPT_SLEEP_MIN:
-			err |= wl_parse_u64(PROG, "--sleep-min-us", optarg, 0, MAX_TIME_US,
-					    &o->sleep_min_us);
-			break;
-		case OPT_SLEEP_MAX:
-			err |= wl_parse_u64(PROG, "--sleep-max-us", optarg, 0, MAX_TIME_US,
-					    &o->sleep_max_us);
-			break;
-		case OPT_WORK:
-			err |= wl_parse_u64(PROG, "--work-us", optarg, 0, MAX_TIME_US, &o->work_us);
-			break;
-		case 'd':
-			err |= wl_parse_duration(PROG, optarg, &o->duration_s);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			err = -1;
-		}
-	}
-	err = wl_args_check(PROG, err, argc, argv);
-	if (!err && o->sleep_min_us > o->sleep_max_us) {
-		fprintf(stderr, PROG ": --sleep-min-us is above --sleep-max-us\n");
-		err = -1;
-	}
-	wl_usage_exit(PROG, err);
-}
+static const struct scxk_cli cli = {
+	.prog = PROG,
+	.summary = "Wakeup latency probe: threads sleep a random time to an absolute\n"
+		   "deadline, record how late they ran, then do a burst of CPU work.\n"
+		   "Prints one JSON object on stdout.",
+	.opts = opts,
+};
 
 int main(int argc, char **argv)
 {
-	struct opts o = {
-		.threads = DEF_THREADS,
-		.sleep_min_us = DEF_SLEEP_MIN_US,
-		.sleep_max_us = DEF_SLEEP_MAX_US,
-		.work_us = DEF_WORK_US,
-		.duration_s = WL_DEFAULT_DURATION_S,
-	};
 	struct prober *p;
 	struct hist *all;
 	uint64_t t0, elapsed;
 	unsigned int i, started;
 	int err = 0;
 
-	parse_args(argc, argv, &o);
+	wl_parse_args(&cli, argc, argv);
+	if (o.sleep_min_us > o.sleep_max_us) {
+		scxk_cli_error(PROG, "--sleep-min-us is above --sleep-max-us");
+		return SCXK_EXIT_USAGE;
+	}
 	wl_min_timerslack();
 	wl_spin_calibrate();
 	p = calloc(o.threads, sizeof(*p));

@@ -17,7 +17,6 @@
  * Wakeups use POSIX semaphores (one futex each in glibc); replies go through
  * a mutex-protected list plus a counting semaphore per message thread.
  */
-#include <getopt.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
@@ -34,7 +33,7 @@
 #define DEF_WORK_US	200
 #define MAX_THREADS	1024
 #define MAX_WORK_US	1000000ULL
-#define MAX_RPS		10000000.0
+#define MAX_RPS		10000000
 /* Open loop: requests beyond this backlog per message thread are dropped. */
 #define QUEUE_CAP 65536
 /* Closed loop: how often a message thread without replies checks wl_stop. */
@@ -211,65 +210,26 @@ static void *msgr_fn(void *arg)
 	return NULL;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: " PROG " [OPTION]...\n"
-		"Request/worker load: message threads hand requests to worker threads\n"
-		"that do CPU work and reply; reports request and wakeup latency.\n"
-		"Prints one JSON object on stdout.\n\n"
-		"  -m, --msg-threads N    message threads (default %d)\n"
-		"  -w, --workers N        workers per message thread (default %d)\n"
-		"      --work-us US       CPU work per request (default %d)\n"
-		"  -r, --rps R            target requests/s in total, open loop;\n"
-		"                         0 = closed loop, as fast as possible (default 0)\n"
-		"  -d, --duration SEC     run time, fractions allowed (default %g)\n"
-		"  -h, --help             show this help\n",
-		DEF_MSG_THREADS, DEF_WORKERS, DEF_WORK_US, WL_DEFAULT_DURATION_S);
-}
+static struct scxk_opt opts[] = {
+	{"msg-threads", 'm', "N", SCXK_OPT_U64, &o.msg_threads, "message threads", .min = 1,
+	 .max = MAX_THREADS},
+	{"workers", 'w', "N", SCXK_OPT_U64, &o.workers, "workers per message thread", .min = 1,
+	 .max = MAX_THREADS},
+	{"work-us", 0, "US", SCXK_OPT_U64, &o.work_us, "CPU work per request", .max = MAX_WORK_US},
+	{"rps", 'r', "R", SCXK_OPT_DOUBLE, &o.rps,
+	 "target requests/s in total, open loop; 0 is a closed loop, as fast as possible",
+	 .max = MAX_RPS},
+	WL_OPT_DURATION(&o.duration_s),
+	{0},
+};
 
-enum { OPT_WORK = 256 };
-
-static void parse_args(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"msg-threads", required_argument, NULL, 'm'},
-		{"workers", required_argument, NULL, 'w'},
-		{"work-us", required_argument, NULL, OPT_WORK},
-		{"rps", required_argument, NULL, 'r'},
-		{"duration", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	int c, err = 0;
-
-	while ((c = getopt_long(argc, argv, "m:w:r:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			err |= wl_parse_u64(PROG, "--msg-threads", optarg, 1, MAX_THREADS,
-					    &o.msg_threads);
-			break;
-		case 'w':
-			err |= wl_parse_u64(PROG, "--workers", optarg, 1, MAX_THREADS, &o.workers);
-			break;
-		case OPT_WORK:
-			err |= wl_parse_u64(PROG, "--work-us", optarg, 0, MAX_WORK_US, &o.work_us);
-			break;
-		case 'r':
-			err |= wl_parse_double(PROG, "--rps", optarg, 0.0, MAX_RPS, &o.rps);
-			break;
-		case 'd':
-			err |= wl_parse_duration(PROG, optarg, &o.duration_s);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			err = -1;
-		}
-	}
-	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
-}
+static const struct scxk_cli cli = {
+	.prog = PROG,
+	.summary = "Request/worker load: message threads hand requests to worker threads\n"
+		   "that do CPU work and reply; reports request and wakeup latency.\n"
+		   "Prints one JSON object on stdout.",
+	.opts = opts,
+};
 
 static int setup(struct msgr *m, unsigned int idx)
 {
@@ -304,7 +264,7 @@ int main(int argc, char **argv)
 	struct msgr *m;
 	int err = 0;
 
-	parse_args(argc, argv);
+	wl_parse_args(&cli, argc, argv);
 	wl_min_timerslack();
 	wl_spin_calibrate();
 	m = calloc(o.msg_threads, sizeof(*m));

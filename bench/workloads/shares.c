@@ -28,7 +28,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -47,6 +46,10 @@
 #define MAX_GROUPS  8
 #define MAX_THREADS 1024
 #define PATH_LEN    512
+/* Defaults: 2 s to settle, then 5 s measured, per case. */
+#define DEF_WARM_S   2
+#define DEF_WINDOW_S 5
+#define MAX_WARM_S   3600
 
 static char top[PATH_LEN]; /* <cgroup-root>/scxk-shares */
 static pid_t groups[MAX_GROUPS];
@@ -236,7 +239,16 @@ struct measure {
 	int64_t v0, us;
 };
 
-static double warm_s = 2, window_s = 5;
+/* The options (the table is above main()). */
+static struct {
+	uint64_t count;
+	double warm_s, window_s;
+	const char *root;
+} o = {
+	.warm_s = DEF_WARM_S,
+	.window_s = DEF_WINDOW_S,
+	.root = "/sys/fs/cgroup",
+};
 
 static int64_t sample(const struct measure *m)
 {
@@ -256,10 +268,10 @@ static int window(struct measure *m, unsigned int n)
 {
 	unsigned int i;
 
-	sleep_s(warm_s);
+	sleep_s(o.warm_s);
 	for (i = 0; i < n; i++)
 		m[i].v0 = sample(&m[i]);
-	sleep_s(window_s);
+	sleep_s(o.window_s);
 	if (stop) {
 		fprintf(stderr, PROG ": interrupted\n");
 		return -1;
@@ -376,76 +388,52 @@ static int run(unsigned int n)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: " PROG " [OPTION]...\n"
-		"CPU shares by cgroup cpu.weight (flat, reweighted, moved, three levels)\n"
-		"and by nice, as ratios against the ideal. Prints one JSON object.\n\n"
-		"  -n, --count N          threads per group (default: online CPUs, here %u)\n"
-		"      --warm SEC         settling time before each window (default %g)\n"
-		"  -d, --window SEC       measured time per case (default %g)\n"
-		"      --cgroup-root DIR  cgroup2 directory to work under (default\n"
-		"                         /sys/fs/cgroup)\n"
-		"  -h, --help             show this help\n",
-		wl_online_cpus(), warm_s, window_s);
-}
+static struct scxk_opt opts[] = {
+	{"count", 'n', "N", SCXK_OPT_U64, &o.count, "threads per group", .min = 1,
+	 .max = MAX_THREADS, .dfl = "online CPUs"},
+	{"warm", 0, "SEC", SCXK_OPT_DOUBLE, &o.warm_s, "settling time before each window",
+	 .max = MAX_WARM_S},
+	{"window", 'd', "SEC", SCXK_OPT_CUSTOM, &o.window_s,
+	 "measured time per case (0 < SEC <= " WL_STR(WL_MAX_DURATION_S) ")",
+	 .parse = wl_parse_seconds, .dfl = WL_STR(DEF_WINDOW_S)},
+	/* the name every other workload gives -d */
+	{"duration", 0, "SEC", SCXK_OPT_CUSTOM, &o.window_s, "the same as --window",
+	 .parse = wl_parse_seconds},
+	{"cgroup-root", 0, "DIR", SCXK_OPT_STRING, &o.root, "cgroup2 directory to work under"},
+	{0},
+};
+
+static const struct scxk_cli cli = {
+	.prog = PROG,
+	.summary = "CPU shares by cgroup cpu.weight (flat, reweighted, moved, three levels)\n"
+		   "and by nice, as ratios against the ideal. Prints one JSON object.\n"
+		   "Needs root and cgroup2 with the cpu controller.",
+	.opts = opts,
+};
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"count", required_argument, NULL, 'n'},
-		{"warm", required_argument, NULL, 'w'},
-		{"window", required_argument, NULL, 'd'},
-		{"duration", required_argument, NULL, 'd'},
-		{"cgroup-root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *root = "/sys/fs/cgroup";
-	uint64_t count = wl_online_cpus();
 	double max_err = 0;
 	char p[PATH_LEN];
 	unsigned int i;
-	int c, err = 0;
 
-	while ((c = getopt_long(argc, argv, "n:d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			err |= wl_parse_u64(PROG, "--count", optarg, 1, MAX_THREADS, &count);
-			break;
-		case 'w':
-			err |= wl_parse_double(PROG, "--warm", optarg, 0, 3600, &warm_s);
-			break;
-		case 'd':
-			err |= wl_parse_duration(PROG, optarg, &window_s);
-			break;
-		case 'r':
-			root = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			err = -1;
-		}
-	}
-	wl_usage_exit(PROG, wl_args_check(PROG, err, argc, argv));
+	o.count = wl_online_cpus();
+	wl_parse_args(&cli, argc, argv);
 
-	snprintf(p, sizeof(p), "%s/cgroup.controllers", root);
+	snprintf(p, sizeof(p), "%s/cgroup.controllers", o.root);
 	{
 		char buf[256] = "";
 		FILE *f = fopen(p, "r");
 
 		if (!f || !fgets(buf, sizeof(buf), f) || !strstr(buf, "cpu")) {
-			fprintf(stderr, PROG ": %s: no cgroup2 with the cpu controller\n", root);
+			fprintf(stderr, PROG ": %s: no cgroup2 with the cpu controller\n", o.root);
 			if (f)
 				fclose(f);
 			return 1;
 		}
 		fclose(f);
 	}
-	snprintf(top, sizeof(top), "%s/scxk-shares", root);
+	snprintf(top, sizeof(top), "%s/scxk-shares", o.root);
 	{
 		struct sigaction sa = {.sa_handler = on_signal};
 
@@ -453,12 +441,12 @@ int main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	snprintf(p, sizeof(p), "%s/cgroup.subtree_control", root);
+	snprintf(p, sizeof(p), "%s/cgroup.subtree_control", o.root);
 	if (write_file(p, "+cpu")) {
-		fprintf(stderr, PROG ": cannot enable the cpu controller in %s\n", root);
+		fprintf(stderr, PROG ": cannot enable the cpu controller in %s\n", o.root);
 		return 1;
 	}
-	if (cg_make("", 100, true) || run((unsigned int)count)) {
+	if (cg_make("", 100, true) || run((unsigned int)o.count)) {
 		cleanup();
 		return 1;
 	}
@@ -466,7 +454,7 @@ int main(int argc, char **argv)
 
 	printf("{\"workload\":\"shares\",\"params\":{\"count\":%llu,\"warm_s\":%g,\"window_s\":%g,"
 	       "\"online_cpus\":%u},\"results\":{\"cases\":[",
-	       (unsigned long long)count, warm_s, window_s, wl_online_cpus());
+	       (unsigned long long)o.count, o.warm_s, o.window_s, wl_online_cpus());
 	for (i = 0; i < nr_results; i++) {
 		const struct result *r = &results[i];
 

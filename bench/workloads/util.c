@@ -3,7 +3,6 @@
  * Shared helpers of the scxkit benchmark workloads (see util.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <scxkit/exit.h>
 
 #include "util.h"
 
@@ -148,69 +149,29 @@ uint64_t wl_rand_range(uint64_t *state, uint64_t lo, uint64_t hi)
 	return lo + wl_rand(state) % span;
 }
 
-int wl_parse_u64(const char *prog, const char *opt, const char *s, uint64_t min, uint64_t max,
-		 uint64_t *out)
+void wl_parse_args(const struct scxk_cli *cli, int argc, char **argv)
 {
-	unsigned long long v;
-	char *end;
+	int err = scxk_cli_parse_opts(cli, argc, argv);
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || strchr(s, '-') || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for %s (integer in [%llu, %llu])\n", prog, s,
-			opt, (unsigned long long)min, (unsigned long long)max);
-		return -1;
-	}
-	*out = v;
-	return 0;
+	if (err == SCXK_CLI_DONE)
+		exit(0);
+	if (err)
+		exit(SCXK_EXIT_USAGE);
 }
 
-int wl_parse_double(const char *prog, const char *opt, const char *s, double min, double max,
-		    double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
-		fprintf(stderr, "%s: bad value '%s' for %s (number in [%g, %g])\n", prog, s, opt,
-			min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-int wl_parse_duration(const char *prog, const char *s, double *out)
+int wl_parse_positive(const char *arg, double max, double *out)
 {
 	double v;
 
-	if (wl_parse_double(prog, "--duration", s, 0.0, WL_MAX_DURATION_S, &v))
-		return -1;
-	if (v * (double)WL_NS_PER_SEC < 1.0) {
-		fprintf(stderr, "%s: --duration must be > 0\n", prog);
-		return -1;
-	}
+	if (scxk_parse_double(arg, &v) || v * (double)WL_NS_PER_SEC < 1.0 || v > max)
+		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
-int wl_args_check(const char *prog, int err, int argc, char **argv)
+int wl_parse_seconds(const char *arg, void *dest)
 {
-	if (!err && optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		err = -1;
-	}
-	return err;
-}
-
-void wl_usage_exit(const char *prog, int err)
-{
-	if (!err)
-		return;
-	fprintf(stderr, "Try '%s --help'.\n", prog);
-	exit(WL_EXIT_USAGE);
+	return wl_parse_positive(arg, WL_MAX_DURATION_S, dest);
 }
 
 void wl_json_str(FILE *f, const char *s)

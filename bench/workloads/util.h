@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Shared helpers of the scxkit benchmark workloads: clocks, calibrated busy
- * work, option parsing, JSON strings and the run timer.
+ * work, the command line (an option table for libscxkit's engine, built
+ * into libscxkcli without libbpf), JSON strings and the run timer.
  */
 #ifndef SCXK_WL_UTIL_H
 #define SCXK_WL_UTIL_H
@@ -12,14 +13,19 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <scxkit/cli.h>
+
 #define WL_NS_PER_US  1000ULL
 #define WL_NS_PER_SEC 1000000000ULL
 
-/* Exit status for bad command lines, as the runner expects. */
-#define WL_EXIT_USAGE 2
-
 /* Default run length of every workload, in seconds. */
-#define WL_DEFAULT_DURATION_S 10.0
+#define WL_DEFAULT_DURATION_S 10
+/* Longest run length: a day. */
+#define WL_MAX_DURATION_S 86400
+
+/* A number as the string --help shows for a default (WL_STR(DEF_FPS)). */
+#define WL_STR_(x) #x
+#define WL_STR(x)  WL_STR_(x)
 
 /* Set once the run is over (timer expired, SIGINT or SIGTERM). */
 extern atomic_bool wl_stop;
@@ -62,24 +68,31 @@ uint64_t wl_rand(uint64_t *state);
 uint64_t wl_rand_range(uint64_t *state, uint64_t lo, uint64_t hi);
 
 /*
- * Option parsing: return 0 and store the value, or print "prog: bad value
- * for --opt" on stderr and return -1.
+ * The command line: every workload declares its options in a struct
+ * scxk_opt table (include/scxkit/cli.h), parsed by wl_parse_args(), which
+ * exits 0 after --help or --version and SCXK_EXIT_USAGE (2) after one
+ * line naming a bad option, value or argument.
  */
-int wl_parse_u64(const char *prog, const char *opt, const char *s, uint64_t min, uint64_t max,
-		 uint64_t *out);
-int wl_parse_double(const char *prog, const char *opt, const char *s, double min, double max,
-		    double *out);
-/* A duration in seconds: finite, > 0 and at most WL_MAX_DURATION_S. */
-#define WL_MAX_DURATION_S 86400.0
-int wl_parse_duration(const char *prog, const char *s, double *out);
+void wl_parse_args(const struct scxk_cli *cli, int argc, char **argv);
 
 /*
- * The end of every workload's getopt loop. wl_args_check: a stray
- * argument is an error too (named on stderr); returns @err or -1.
- * wl_usage_exit: after any error, point to --help and exit WL_EXIT_USAGE.
+ * A positive finite number of at most @max into @out: 0 < v <= @max, at
+ * nanosecond resolution (below 1e-9 counts as 0, as a run time in ns
+ * would). Return: 0 or -EINVAL. For SCXK_OPT_CUSTOM parsers.
  */
-int wl_args_check(const char *prog, int err, int argc, char **argv);
-void wl_usage_exit(const char *prog, int err);
+int wl_parse_positive(const char *arg, double max, double *out);
+
+/* SCXK_OPT_CUSTOM parser of a run time in seconds (double): 0 < SEC <= a day. */
+int wl_parse_seconds(const char *arg, void *dest);
+
+/* The --duration option of every workload, into the double at @dest. */
+#define WL_DURATION_HELP                                                                           \
+	"run time in seconds, fractions allowed (0 < SEC <= " WL_STR(WL_MAX_DURATION_S) ")"
+/* clang-format off */
+#define WL_OPT_DURATION(dest)                                                                      \
+	{"duration", 'd', "SEC", SCXK_OPT_CUSTOM, (dest), WL_DURATION_HELP,                        \
+	 .parse = wl_parse_seconds, .dfl = WL_STR(WL_DEFAULT_DURATION_S)}
+/* clang-format on */
 
 /* Print @s as a JSON string, quotes included. */
 void wl_json_str(FILE *f, const char *s);
