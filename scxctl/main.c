@@ -491,11 +491,10 @@ static int cmd_service_exec(int argc, char **argv, const struct scxctl_opts *o)
 	return scxctl_service_exec();
 }
 
+/* A usage error, in the format of the option engine's (and the schedulers'). */
 static int bad_usage(const char *fmt, const char *arg)
 {
-	fputs("scxctl: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\ntry 'scxctl --help'\n", stderr);
+	scxk_cli_error("scxctl", fmt, arg);
 	return SCXK_EXIT_USAGE;
 }
 
