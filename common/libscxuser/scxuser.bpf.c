@@ -213,6 +213,7 @@ static void wake_usersched(const struct cpumask *allowed, enum wake_how how)
 	s32 cpu = usersched_cpu;
 	u32 zero = 0;
 	u64 wait;
+	long err;
 
 	if (usersched_on_cpu)
 		return;
@@ -240,8 +241,17 @@ static void wake_usersched(const struct cpumask *allowed, enum wake_how how)
 	if (kick_armed || __sync_val_compare_and_swap(&kick_armed, 0, 1))
 		return;
 	kt = bpf_map_lookup_elem(&kick_timer, &zero);
-	if (!kt || bpf_timer_start(&kt->timer, wait, 0))
+	if (!kt) {
 		kick_armed = 0;
+		return;
+	}
+	/* From a CPU going down the start would never run (compat.bpf.h). */
+	err = scxk_timer_start(&kt->timer, wait, 0);
+	if (err) {
+		kick_armed = 0;
+		if (err == -EBUSY)
+			scxk_stat_inc(SCXU_CNT_SCHED_TIMER_DYING);
+	}
 }
 
 static int kick_fn(void *map, int *key, struct bpf_timer *timer)

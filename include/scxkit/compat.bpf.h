@@ -218,6 +218,28 @@ static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
 }
 
 /**
+ * scxk_timer_start - bpf_timer_start() unless this CPU is going down
+ * @timer: the timer
+ * @nsecs, @flags: as for bpf_timer_start()
+ *
+ * With IRQs off, which is every sched_ext callback, newer kernels (7.3's
+ * kernel/bpf/helpers.c, defer_timer_wq_op()) do not start the hrtimer
+ * there but queue an irq_work on this CPU that starts it. From a CPU going
+ * down that work never runs and wedges the CPU's irq_work list as a kick
+ * would (scxk_this_cpu_online()): scx_relay's detach hung in
+ * free_kick_syncs() after CPU hotplug. Callers must cope with the timer
+ * not being armed, as they do when the start fails.
+ *
+ * Return: bpf_timer_start()'s result, or -EBUSY when skipped.
+ */
+static __always_inline long scxk_timer_start(struct bpf_timer *timer, u64 nsecs, u64 flags)
+{
+	if (!scxk_this_cpu_online())
+		return -EBUSY;
+	return bpf_timer_start(timer, nsecs, flags);
+}
+
+/**
  * scxk_ext_nr_running - how many ext tasks the kernel counts on @cpu
  * @cpu: a CPU
  *

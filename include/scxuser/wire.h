@@ -120,6 +120,8 @@ struct scxu_dispatch {
 	  "of those, preemptions the rate limit postponed to a timer")                             \
 	S(TOT, SCXU_CNT_SCHED_MOVED, "nr_sched_moved", U64, "",                                    \
 	  "times the scheduling thread left a CPU a higher class holds, to idle elsewhere")        \
+	S(TOT, SCXU_CNT_SCHED_TIMER_DYING, "nr_sched_timer_dying", U64, "",                        \
+	  "postponed preemptions not armed because the CPU was going down")                        \
 	S(TOT, SCXU_CNT_SLICE_CLAMPED, "nr_slice_clamped", U64, "",                                \
 	  "answers whose slice was outside [SCXU_SLICE_MIN_NS, SCXU_SLICE_MAX_NS] "                \
 	  "and was clamped")                                                                       \

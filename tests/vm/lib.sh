@@ -207,6 +207,15 @@ show_loader_log() {
 }
 
 # cpu_snap FILE : per-CPU busy and total jiffies now
+# irq_work_count CPU: the CPU's irq_work self-interrupts ("IWI" in
+# /proc/interrupts, whose columns are the online CPUs), empty if it has none.
+# A CPU whose irq_work list holds work queued after its last flush (while
+# it went down) raises no such interrupt again: every later irq_work_queue()
+# there finds the list non-empty and leaves the raise to the stale entry.
+irq_work_count() {
+	awk -v c="CPU$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) col = i + 1 }
+		$1 == "IWI:" && col { print $col }' /proc/interrupts
+}
 cpu_snap() { awk '/^cpu[0-9]/ {print $1, $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat >"$1"; }
 # busy_between F0 F1 : per-CPU busy % between two cpu_snaps, space-separated
 busy_between() { paste "$1" "$2" | awk '{t = $6 - $3; printf "%d ", t ? 100 * ($5 - $2) / t : 0}'; }

@@ -11,7 +11,9 @@
 #   - any other must be attached again (state "enabled", enable_seq moved)
 #     within $bound_cs of online=1, polled every 50 ms from a nice -20 shell.
 # Then the scheduler's counters move, and $cycles more off/on cycles leave
-# the loader's open files and resident memory where they were.
+# the loader's open files and resident memory where they were, and the CPU
+# raising irq_work interrupts again after each online (none queued while it
+# went down stays stuck there).
 # --known-slow-reattach: the scheduler is known to miss the re-attach bound
 # (scx_relay, scx_strata: see docs/reliability.md); the time is measured
 # and a miss is reported as a TAP SKIP naming it, every other check stays.
@@ -169,10 +171,18 @@ case " $ALL_SCHEDS " in
 	;;
 esac
 
-# ---- repeated cycles: no leak in the loader ----
+# ---- repeated cycles: no leak in the loader, no wedged irq_work ----
 fd0=$(fds)
 rss0=$(rss_kb)
 r1=$(restarts)
+# After each online, the CPU's irq_work must still raise interrupts under
+# this load (the kernel's and the scheduler's kicks): BPF work that queued
+# an irq_work from the CPU while it went down wedges its list (see
+# irq_work_count in lib.sh), which the next detach waits on forever
+# (free_kick_syncs()), unless a later offline of the CPU flushes it.
+last=$((ncpu - 1))
+wedged=
+iwi=
 _c=0
 while [ $_c -lt $cycles ]; do
 	for _v in 0 1; do
@@ -184,8 +194,16 @@ while [ $_c -lt $cycles ]; do
 			wait_for 60 sh -c "[ \$(cat $SCX/enable_seq) -gt $_s ] && [ \$(cat $SCX/state) = enabled ]"
 		fi
 	done
+	_w0=$(irq_work_count $last)
+	sleep 2
+	_w1=$(irq_work_count $last)
+	iwi="$iwi $((${_w1:-0} - ${_w0:-0}))"
+	[ "${_w1:-0}" -gt "${_w0:-0}" ] || wedged="$wedged $((_c + 1))"
 	_c=$((_c + 1))
 done
+diag "irq_work interrupts on CPU $last in the 2 s after each online:$iwi"
+check "irq_work runs on CPU $last after every online (wedged after cycle:${wedged:- none})" \
+	[ -z "$wedged" ]
 check "after $cycles more off/on cycles: still attached" sched_alive
 if [ -n "$inplace" ]; then
 	is "no restart in $cycles cycles" "$(restarts)" "$r1"
