@@ -105,6 +105,16 @@ sleep 2
 check "the FIFO hog runs as SCHED_FIFO" sh -c \
 	"grep -l 'policy.*: *1\$' /proc/[0-9]*/sched | sed 's,sched\$,comm,' | xargs cat | grep -q stress-ng"
 check "attached under the load" sched_alive
+# How many irq_work interrupts the last CPU raises in 2 s before any
+# hotplug: the after-online check below needs a scheduler that raises
+# them steadily under this load (its kicks); one that kicks rarely
+# (scx_minimal never does) would look wedged.
+last=$((ncpu - 1))
+_w0=$(irq_work_count $last)
+sleep 2
+_w1=$(irq_work_count $last)
+iwi_base=$((${_w1:-0} - ${_w0:-0}))
+iwi_min=40
 
 # ---- one measured off/on cycle ----
 seq0=$(seq_now)
@@ -180,7 +190,6 @@ r1=$(restarts)
 # an irq_work from the CPU while it went down wedges its list (see
 # irq_work_count in lib.sh), which the next detach waits on forever
 # (free_kick_syncs()), unless a later offline of the CPU flushes it.
-last=$((ncpu - 1))
 wedged=
 iwi=
 _c=0
@@ -201,9 +210,13 @@ while [ $_c -lt $cycles ]; do
 	[ "${_w1:-0}" -gt "${_w0:-0}" ] || wedged="$wedged $((_c + 1))"
 	_c=$((_c + 1))
 done
-diag "irq_work interrupts on CPU $last in the 2 s after each online:$iwi"
-check "irq_work runs on CPU $last after every online (wedged after cycle:${wedged:- none})" \
-	[ -z "$wedged" ]
+diag "irq_work interrupts on CPU $last in 2 s: $iwi_base before any hotplug, after each online:$iwi"
+if [ $iwi_base -ge $iwi_min ]; then
+	check "irq_work runs on CPU $last after every online (wedged after cycle:${wedged:- none})" \
+		[ -z "$wedged" ]
+else
+	_report 0 "irq_work runs on CPU $last after every online # SKIP $iwi_base irq_work interrupts in 2 s before any hotplug (fewer than $iwi_min: this scheduler rarely kicks)"
+fi
 check "after $cycles more off/on cycles: still attached" sched_alive
 if [ -n "$inplace" ]; then
 	is "no restart in $cycles cycles" "$(restarts)" "$r1"
