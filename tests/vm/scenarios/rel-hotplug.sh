@@ -15,7 +15,7 @@
 # raising irq_work interrupts again after each online (none queued while it
 # went down stays stuck there).
 # --known-slow-reattach: the scheduler is known to miss the re-attach bound
-# (scx_relay, scx_strata: see docs/reliability.md); the time is measured
+# (scx_brisk, scx_cadence: see docs/reliability.md); the time is measured
 # and a miss is reported as a TAP SKIP naming it, every other check stays.
 # The opt-in suite "known-bugs" runs them without it.
 . ./lib.sh
