@@ -125,19 +125,6 @@ int scxk_obj_get_ops_field(struct bpf_object *obj, const char *field, uint64_t *
 	return 0;
 }
 
-int scxk_map_elem_zero(struct bpf_map *map, uint32_t key)
-{
-	size_t size = bpf_map__value_size(map);
-	void *zero = calloc(1, size);
-	int err;
-
-	if (!zero)
-		return -ENOMEM;
-	err = bpf_map__update_elem(map, &key, sizeof(key), zero, size, BPF_ANY);
-	free(zero);
-	return err;
-}
-
 int scxk_counters_read(struct bpf_object *obj, uint64_t out[SCXK_MAX_COUNTERS])
 {
 	struct bpf_map *map = find_map(obj, "scxk_counters");

@@ -243,12 +243,9 @@ static int prepare_common(struct scxk_run *run)
 	/*
 	 * With hotplug_seq set, a CPU going on/offline between now and attach
 	 * makes the kernel exit us with a restart request instead of running
-	 * with a stale topology. A kept object (sched->detach) is attached
-	 * again after later hotplugs, when this number would be stale: for
-	 * those the loader compares it itself after attach (run_once).
+	 * with a stale topology.
 	 */
-	if (!run->sched->detach && !scxk_read_line(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) &&
-	    !scxk_parse_u64(buf, &v))
+	if (!scxk_read_line(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) && !scxk_parse_u64(buf, &v))
 		scxk_obj_set_ops_field(run->obj, "hotplug_seq", v);
 	if (c->fault_starve_tgid) {
 		uint32_t tgid = c->fault_starve_tgid;
@@ -306,100 +303,6 @@ static void log_verified_insns(struct bpf_object *obj)
 			 info.verified_insns);
 	}
 }
-
-/*
- * Detached objects kept after a hotplug restart, by the online CPUs they
- * were configured for. Loading is the slow part of a restart (the
- * verifier: seconds for the larger schedulers under TCG), and a CPU that
- * goes offline usually comes back: the object for the old set of CPUs is
- * then attached again as it is.
- */
-static struct loaded {
-	bool used;
-	unsigned long stamp; /* order of keeping: the smallest goes first */
-	void *skel;
-	struct bpf_object *obj;
-	struct bpf_object_skeleton *skeleton;
-	struct scxk_cpumask online;
-	void *priv;
-} loaded[SCXK_LOADED_KEEP];
-
-static void loaded_destroy(struct scxk_run *run, struct loaded *l)
-{
-	struct scxk_run tmp = *run;
-
-	tmp.skel = l->skel;
-	tmp.obj = l->obj;
-	tmp.skeleton = l->skeleton;
-	tmp.priv = l->priv;
-	tmp.link = NULL;
-	run->sched->destroy(&tmp);
-	l->used = false;
-}
-
-/* Keep @run's detached object, dropping the oldest kept one if full. */
-static void loaded_put(struct scxk_run *run)
-{
-	static unsigned long nr_kept;
-	struct loaded *l = NULL;
-
-	for (int i = 0; i < SCXK_LOADED_KEEP; i++) {
-		if (!loaded[i].used) {
-			l = &loaded[i];
-			break;
-		}
-		if (!l || loaded[i].stamp < l->stamp)
-			l = &loaded[i];
-	}
-	if (l->used)
-		loaded_destroy(run, l);
-	nr_kept++;
-	*l = (struct loaded){.used = true,
-			     .stamp = nr_kept,
-			     .skel = run->skel,
-			     .obj = run->obj,
-			     .skeleton = run->skeleton,
-			     .online = run->topo->online,
-			     .priv = run->priv};
-}
-
-/* Take the kept object loaded for the CPUs online now, if there is one. */
-static bool loaded_take(struct scxk_run *run)
-{
-	for (int i = 0; i < SCXK_LOADED_KEEP; i++) {
-		struct loaded *l = &loaded[i];
-
-		if (!l->used || memcmp(&l->online, &run->topo->online, sizeof(l->online)))
-			continue;
-		run->skel = l->skel;
-		run->obj = l->obj;
-		run->skeleton = l->skeleton;
-		run->priv = l->priv;
-		l->used = false;
-		return true;
-	}
-	return false;
-}
-
-static void loaded_destroy_all(struct scxk_run *run)
-{
-	for (int i = 0; i < SCXK_LOADED_KEEP; i++)
-		if (loaded[i].used)
-			loaded_destroy(run, &loaded[i]);
-}
-
-static int read_hotplug_seq(uint64_t *v)
-{
-	char buf[64];
-
-	if (scxk_read_line(SCX_SYSFS "/hotplug_seq", buf, sizeof(buf)) || scxk_parse_u64(buf, v))
-		return -ENOENT;
-	return 0;
-}
-
-/* The hotplug count when the topology was read (loaders with detach()). */
-static uint64_t topo_hotplug_seq;
-static bool topo_hotplug_seq_valid;
 
 /*
  * Between the kernel's exit and the next attach the machine runs without
@@ -472,7 +375,7 @@ static void restart_end(bool attached)
 	restart_ctx.seen.tv_sec = 0;
 }
 
-static int attach(struct scxk_run *run, bool reused)
+static int attach(struct scxk_run *run)
 {
 	struct bpf_map *ops = scxk_obj_ops_map(run->obj);
 	struct bpf_map *uei_map;
@@ -483,28 +386,24 @@ static int attach(struct scxk_run *run, bool reused)
 		return scxk_err(-ENOENT, "no sched_ext_ops in the BPF object");
 
 	restart_phase(PH_OPEN);
-	if (!reused) {
-		/* After configure: the scheduler's own choices are in the table now. */
-		if ((err = scxk_obj_fit_kernel(run->obj, run->skeleton->data,
-					       run->skeleton->data_sz, run->common.partial)))
-			return err;
-		err = bpf_object__load_skeleton(run->skeleton);
-		restart_phase(PH_LOAD);
-		if (err) {
-			print_log_tail();
-			return scxk_err(err, "cannot load the BPF scheduler (the verifier's reason "
-					     "is above)");
-		}
-		log_verified_insns(run->obj);
+	/* After configure: the scheduler's own choices are in the table now. */
+	if ((err = scxk_obj_fit_kernel(run->obj, run->skeleton->data, run->skeleton->data_sz,
+				       run->common.partial)))
+		return err;
+	err = bpf_object__load_skeleton(run->skeleton);
+	restart_phase(PH_LOAD);
+	if (err) {
+		print_log_tail();
+		return scxk_err(err, "cannot load the BPF scheduler (the verifier's reason "
+				     "is above)");
 	}
+	log_verified_insns(run->obj);
 	uei_map = bpf_object__find_map_by_name(run->obj, ".data.uei");
 	run->uei = uei_map ? bpf_map__initial_value(uei_map, &uei_size) : NULL;
 	if (!run->uei) {
 		scxk_err(-ENOENT, "cannot map the exit info");
 		return -ENOENT; /* spelt out: the wait loop dereferences uei */
 	}
-	/* A kept object still holds its previous exit. */
-	memset((void *)run->uei, 0, sizeof(*run->uei));
 
 	run->link = bpf_map__attach_struct_ops(ops);
 	restart_phase(PH_ATTACH);
@@ -547,40 +446,28 @@ static int run_once(struct scxk_run *run)
 	struct scxk_sched_stats_server *srv = NULL;
 	struct scxk_stats_client *client = NULL;
 	struct timespec last_tick, last_stats, now;
-	bool restart = false, reused, attached_ok = false, hotplug_race = false;
-	uint64_t seq;
+	bool restart = false;
 	int err, ret = SCXK_EXIT_FAIL;
 
-	reused = s->detach && loaded_take(run);
-	if (!reused) {
-		if ((err = s->open(run)))
-			return SCXK_EXIT_FAIL;
-		if ((err = prepare_common(run)) || (err = fill_topology(run)))
-			goto out;
-		if (s->configure && (err = s->configure(run)))
-			goto out;
-	}
-	if ((err = attach(run, reused))) {
+	if ((err = s->open(run)))
+		return SCXK_EXIT_FAIL;
+	if ((err = prepare_common(run)) || (err = fill_topology(run)))
+		goto out;
+	if (s->configure && (err = s->configure(run)))
+		goto out;
+	if ((err = attach(run))) {
 		/* The kernel lacks what this scheduler needs: nothing was loaded. */
 		if (err == SCXK_ERR_KERNEL)
 			ret = SCXK_EXIT_USAGE;
 		goto out;
 	}
-	attached_ok = true;
 	restart_end(true);
-	scxk_info("scheduler \"%s\" attached%s%s", s->name,
-		  run->common.partial ? " (partial: SCHED_EXT tasks only)" : "",
-		  reused ? " (the object kept for these CPUs, not loaded again)" : "");
-	/* What ops.hotplug_seq does for the others (prepare_common). */
-	if (s->detach && topo_hotplug_seq_valid && !read_hotplug_seq(&seq) &&
-	    seq != topo_hotplug_seq) {
-		scxk_info("CPUs went on/offline while starting: restarting");
-		restart = hotplug_race = true;
-	}
+	scxk_info("scheduler \"%s\" attached%s", s->name,
+		  run->common.partial ? " (partial: SCHED_EXT tasks only)" : "");
 
 	if (s->stats && (err = scxk_sched_stats_start(run, &srv)))
 		scxk_warn("stats are unavailable (%s)", strerror(-err));
-	if (!restart && s->attached && (err = s->attached(run)))
+	if (s->attached && (err = s->attached(run)))
 		goto detach;
 
 	clock_gettime(CLOCK_MONOTONIC, &last_tick);
@@ -629,14 +516,7 @@ detach:
 			ret = -EAGAIN;
 	}
 out:
-	/* Kept only when the kernel left for a CPU change: options, profile are unchanged. */
-	if (s->detach && attached_ok && ret == -EAGAIN &&
-	    (hotplug_race || (run->uei->exit_code & SCXK_ECODE_RSN_HOTPLUG))) {
-		s->detach(run);
-		loaded_put(run);
-	} else {
-		s->destroy(run);
-	}
+	s->destroy(run);
 	restart_phase(PH_DESTROY);
 	run->priv = NULL;
 	run->skel = NULL;
@@ -709,8 +589,7 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 	do {
 		scxk_topo_free(run.topo);
 		run.topo = NULL;
-		/* Topology is read again on each restart: hotplug changed it. */
-		topo_hotplug_seq_valid = !read_hotplug_seq(&topo_hotplug_seq);
+		/* Topology is read again on each restart: hotplug may have changed it. */
 		if ((err = scxk_topo_read(&run.topo))) {
 			ret = SCXK_EXIT_FAIL;
 			break;
@@ -736,7 +615,6 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 		}
 	} while (ret == -EAGAIN && !exit_req);
 	restart_end(false);
-	loaded_destroy_all(&run);
 	scxk_topo_free(run.topo);
 	return ret < 0 ? SCXK_EXIT_FAIL : ret;
 }

@@ -9,6 +9,7 @@
 #include <scxkit/topo.bpf.h>
 
 struct scxk_topo_data scxk_topo SEC(".data.scxk_topo");
+struct scxk_online_data scxk_online;
 
 /* LLC masks at [0, SCXK_MAX_LLCS), node masks after them. */
 #define NR_TOPO_MASKS (SCXK_MAX_LLCS + SCXK_MAX_NODES)
@@ -27,6 +28,22 @@ static void slot_set_cpu(u32 idx, s32 cpu)
 	if (mask)
 		bpf_cpumask_set_cpu(cpu, mask);
 	bpf_rcu_read_unlock();
+}
+
+static void online_seed(u32 nr_cpus)
+{
+	const struct cpumask *online = scx_bpf_get_online_cpumask();
+	u32 nr = 0;
+	s32 i;
+
+	bpf_for (i, 0, nr_cpus) {
+		bool on = bpf_cpumask_test_cpu(i, online);
+
+		scxk_online.cpu[SCXK_CPU_IDX(i)] = on;
+		nr += on;
+	}
+	scx_bpf_put_cpumask(online);
+	scxk_online.nr = nr;
 }
 
 __hidden s32 scxk_topo_init(void)
@@ -65,6 +82,7 @@ __hidden s32 scxk_topo_init(void)
 		slot_set_cpu(llc & (SCXK_MAX_LLCS - 1), i);
 		slot_set_cpu(SCXK_MAX_LLCS + (node & (SCXK_MAX_NODES - 1)), i);
 	}
+	online_seed(nr_cpus);
 	return 0;
 }
 

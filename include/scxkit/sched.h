@@ -36,8 +36,6 @@ struct scxk_sched_stats_server;
 struct scxk_run;
 
 #define SCXK_TICK_RESTART 1
-/* Loaded objects kept for a re-attach after CPU hotplug (see detach). */
-#define SCXK_LOADED_KEEP 2
 
 struct scxk_sched {
 	const char *name; /* the ops' .name, e.g. "minimal" */
@@ -60,17 +58,6 @@ struct scxk_sched {
 	unsigned int tick_ms;
 	/* Free the skeleton (scx_<name>__destroy). */
 	void (*destroy)(struct scxk_run *run);
-	/*
-	 * Optional: undo what attached() and the BPF side's own timers did,
-	 * keeping the loaded object. With it, a CPU hotplug restart keeps
-	 * the detached object (at most SCXK_LOADED_KEEP of them, one per set
-	 * of online CPUs) and attaches it again when the CPUs it was loaded
-	 * for are online again, skipping open, configure and the verifier.
-	 * Only for schedulers whose configure() depends on nothing but the
-	 * options and the topology, and whose ops.init() can run again on a
-	 * used object. destroy() is then called after detach().
-	 */
-	void (*detach)(struct scxk_run *run);
 	/* The stats this scheduler serves on its socket (optional). */
 	const struct scxk_sched_stats *stats;
 };
@@ -263,18 +250,6 @@ int scxk_obj_print_features(struct bpf_object *obj, const void *elf, size_t elf_
  */
 int scxk_obj_print_btf(struct bpf_object *obj, const void *elf, size_t elf_sz,
 		       const struct btf *kernel, FILE *out);
-
-/**
- * scxk_map_elem_zero - overwrite element @key of the array @map with zeros
- * @map: a loaded array map
- * @key: the element
- *
- * Writing an element frees the bpf_timer it held, which is how a loader
- * stops the timer of a scheduler it detached but keeps for a re-attach
- * (scxk_sched.detach); ops.init() starts a fresh one.
- * Return: 0 or a negative errno (not logged).
- */
-int scxk_map_elem_zero(struct bpf_map *map, uint32_t key);
 
 /**
  * scxk_counters_read - sum the per-CPU BPF counters (scxk_stat_add) over CPUs

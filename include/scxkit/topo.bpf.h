@@ -12,11 +12,15 @@
 #include <scxkit/dsq.h>
 
 extern struct scxk_topo_data scxk_topo SEC(".data.scxk_topo");
+extern struct scxk_online_data scxk_online;
 
 /* Flags of scxk_pick_idle_cpu() */
 #define SCXK_IDLE_NO_CORE (1ULL << 0) /* don't look for fully idle SMT cores first */
 
-/** scxk_topo_init - build the LLC and node cpumasks; call from ops.init() */
+/**
+ * scxk_topo_init - build the LLC and node cpumasks and seed scxk_online;
+ * call from ops.init()
+ */
 s32 scxk_topo_init(void);
 
 /**
@@ -117,6 +121,33 @@ static __always_inline u32 scxk_cpu_capacity(s32 cpu)
 static __always_inline bool scxk_cpu_is_big(s32 cpu)
 {
 	return scxk_topo.cpus[SCXK_CPU_IDX(cpu)].flags & SCXK_CPU_BIG;
+}
+
+/** scxk_cpu_online - whether @cpu is online, as the hotplug callbacks last said */
+static __always_inline bool scxk_cpu_online(s32 cpu)
+{
+	return scxk_online.cpu[SCXK_CPU_IDX(cpu)];
+}
+
+/**
+ * scxk_online_set - record @cpu going online (@on) or offline
+ *
+ * For ops.cpu_online/offline of a scheduler that handles CPU hotplug in
+ * place (defining both keeps it attached through a CPU change). The kernel
+ * calls them one CPU at a time, under its hotplug lock.
+ */
+static __always_inline void scxk_online_set(s32 cpu, bool on)
+{
+	u8 *c = &scxk_online.cpu[SCXK_CPU_IDX(cpu)];
+
+	if (*c != on) {
+		*c = on;
+		if (on)
+			scxk_online.nr++;
+		else if (scxk_online.nr)
+			scxk_online.nr--;
+	}
+	__sync_fetch_and_add(&scxk_online.gen, 1);
 }
 
 #endif /* __SCXKIT_TOPO_BPF_H */

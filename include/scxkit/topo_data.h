@@ -40,6 +40,19 @@ struct scxk_topo_data {
 	u64 node_mask[SCXK_MAX_NODES][SCXK_MASK_WORDS];
 };
 
+/*
+ * The CPUs online now, kept through CPU hotplug on the BPF side (".bss"):
+ * seeded from the kernel's online mask by scxk_topo_init() in ops.init(),
+ * when no CPU can change (the kernel holds the hotplug lock), then kept by
+ * scxk_online_set() from ops.cpu_online/offline in schedulers that handle
+ * hotplug in place. The loader reads it to see what changed.
+ */
+struct scxk_online_data {
+	u64 gen; /* bumped at each change */
+	u32 nr;	 /* online CPUs */
+	u8 cpu[SCXK_MAX_CPUS];
+};
+
 #ifndef __bpf__
 struct scxk_topo;
 /**

@@ -721,11 +721,6 @@ static struct scxk_sched sched = {
 	.configure = balance_configure,
 	.attached = balance_attached,
 	.tick = balance_tick,
-	/*
-	 * No .detach: CPU hotplug is handled in place (ops.cpu_online/offline),
-	 * so the kernel never exits balance for it and no loaded object need
-	 * be kept for a re-attach.
-	 */
 	.destroy = balance_destroy,
 	.stats = &stats,
 };

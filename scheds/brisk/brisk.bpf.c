@@ -457,6 +457,26 @@ s32 BPF_STRUCT_OPS(brisk_init_task, struct task_struct *p, struct scx_init_task_
 	return 0;
 }
 
+/*
+ * CPU hotplug, in place: with both callbacks the kernel keeps the
+ * scheduler attached through a CPU change. Nothing here needs redoing: an
+ * offline CPU is never idle in the kernel's masks, so no search returns
+ * it, and the kernel moves the tasks off a dying CPU. The loader follows
+ * the count (scxk_online) for -I and for a primary domain that should
+ * now cover a CPU it could not at start.
+ */
+void BPF_STRUCT_OPS(brisk_cpu_online, s32 cpu)
+{
+	scxk_online_set(cpu, true);
+	scxk_stat_inc(BRISK_STAT_HOTPLUG);
+}
+
+void BPF_STRUCT_OPS(brisk_cpu_offline, s32 cpu)
+{
+	scxk_online_set(cpu, false);
+	scxk_stat_inc(BRISK_STAT_HOTPLUG);
+}
+
 /* Idle injection (-t): run slice_max, then force throttle_ns of idle. */
 static int throttle_timerfn(void *map, int *key, struct bpf_timer *timer)
 {
@@ -501,7 +521,8 @@ void BPF_STRUCT_OPS(brisk_exit, struct scx_exit_info *ei)
 SCXK_OPS_DEFINE(brisk_ops, .select_cpu = (void *)brisk_select_cpu, .enqueue = (void *)brisk_enqueue,
 		.dispatch = (void *)brisk_dispatch, .runnable = (void *)brisk_runnable,
 		.running = (void *)brisk_running, .stopping = (void *)brisk_stopping,
-		.cpu_release = (void *)brisk_cpu_release, .enable = (void *)brisk_enable,
+		.cpu_release = (void *)brisk_cpu_release, .cpu_online = (void *)brisk_cpu_online,
+		.cpu_offline = (void *)brisk_cpu_offline, .enable = (void *)brisk_enable,
 		.init_task = (void *)brisk_init_task, .init = (void *)brisk_init,
 		.exit = (void *)brisk_exit,
 		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,

@@ -36,6 +36,8 @@
 	S(CNT, BRISK_STAT_THROTTLE, "throttle", U64, "", "idle-injection periods (-t)")            \
 	S(CNT, BRISK_STAT_REENQ, "reenq", U64, "",                                                 \
 	  "times an RT/deadline task took a CPU and its queued tasks went elsewhere")              \
+	S(TOT, BRISK_STAT_HOTPLUG, "hotplug", U64, "",                                             \
+	  "CPUs gone offline or online since attach, handled without a restart")                   \
 	BRISK_HIST_STATS(S, BRISK_STAT_FREQ_HIST, "wfreq_",                                        \
 			 "wakeups/s: <4, 4-7, 8-15, 16-31, 32-63, 64-127, 128-255, >=256")         \
 	BRISK_HIST_STATS(S, BRISK_STAT_SLICE_HIST, "slice_",                                       \

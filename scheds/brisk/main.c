@@ -194,6 +194,8 @@ static void qos_apply(const struct scxk_topo *t)
 		return;
 	snprintf(val, sizeof(val), "%llu", (unsigned long long)cfg.idle_resume_us);
 	scxk_cpumask_for_each (cpu, &t->online) {
+		if (scxk_cpumask_test(&qos_changed, cpu))
+			continue; /* set already: this is a CPU coming (back) online */
 		snprintf(path, sizeof(path),
 			 "%s/sys/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
 			 sysfs_prefix(), cpu);
@@ -224,6 +226,8 @@ static void qos_restore(void)
 /* ---- stats ---- */
 
 static struct domain cur_domain;
+/* scxk_online.gen when the loader last looked (follow_hotplug()). */
+static uint64_t online_gen;
 
 static const struct scxk_stat_desc stat_fields[] = {BRISK_STATS(SCXK_STAT_DESC)};
 
@@ -250,7 +254,7 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	char buf[SCXK_CPULIST_BUF_LEN];
 
 	scxk_stats_set_u64(r, BRISK_NR_RUNNING, nr_running(run->obj));
-	scxk_stats_set_u64(r, BRISK_NR_CPUS, scxk_cpumask_weight(&run->topo->online));
+	scxk_stats_set_u64(r, BRISK_NR_CPUS, ((struct scx_brisk *)run->skel)->bss->scxk_online.nr);
 	scxk_cpumask_format_list(&cur_domain.mask, buf, sizeof(buf));
 	scxk_stats_set_str(r, BRISK_PRIMARY, buf);
 	scxk_stats_set_str(r, BRISK_MODE, cur_domain.mode);
@@ -307,11 +311,6 @@ static int brisk_configure(struct scxk_run *run)
 	size_t size;
 
 	resolve_domain(t, cfg.primary, &cur_domain);
-	/* A kept object (hotplug) brings its own domain back: see brisk_attached(). */
-	run->priv = malloc(sizeof(cur_domain));
-	if (!run->priv)
-		return scxk_err(-ENOMEM, "out of memory");
-	memcpy(run->priv, &cur_domain, sizeof(cur_domain));
 	skel->rodata->slice_max = cfg.slice_us * 1000;
 	skel->rodata->slice_min = cfg.slice_min_us * 1000;
 	skel->rodata->slice_lag = cfg.slice_lag_us * 1000;
@@ -343,7 +342,7 @@ static int brisk_attached(struct scxk_run *run)
 {
 	char buf[SCXK_CPULIST_BUF_LEN];
 
-	memcpy(&cur_domain, run->priv, sizeof(cur_domain));
+	online_gen = 0;
 	scxk_cpumask_format_list(&cur_domain.mask, buf, sizeof(buf));
 	scxk_info("primary domain %s (%s), slice %llu-%llu us", buf, cur_domain.mode,
 		  (unsigned long long)cfg.slice_min_us, (unsigned long long)cfg.slice_us);
@@ -351,11 +350,47 @@ static int brisk_attached(struct scxk_run *run)
 	return 0;
 }
 
+/*
+ * A CPU went on/offline (the BPF side handles it in place): -I for a CPU
+ * that came online without it, and a primary domain that should now cover
+ * a CPU it could not cover at start (offline then) is laid out again by a
+ * restart. A CPU coming back into the domain it left needs nothing.
+ */
+static int follow_hotplug(struct scxk_run *run)
+{
+	struct scx_brisk *skel = run->skel;
+	uint64_t gen = skel->bss->scxk_online.gen;
+	struct scxk_cpumask added;
+	struct scxk_topo *t;
+	struct domain d;
+	int ret = 0;
+
+	if (gen == online_gen)
+		return 0;
+	online_gen = gen;
+	if (scxk_topo_read(&t))
+		return 0; /* mid-change: the next tick looks again */
+	qos_apply(t);
+	resolve_domain(t, cfg.primary, &d);
+	scxk_cpumask_andnot(&added, &d.mask, &cur_domain.mask);
+	if (skel->rodata->primary_all) {
+		cur_domain.mask = d.mask; /* every CPU: nothing is laid out by it */
+	} else if (!scxk_cpumask_empty(&added)) {
+		scxk_info("a CPU of the primary domain came online: laying it out again");
+		ret = SCXK_TICK_RESTART;
+	}
+	scxk_topo_free(t);
+	return ret;
+}
+
 /* "-m auto" follows the power profile: a change restarts with the new domain. */
 static int brisk_tick(struct scxk_run *run)
 {
 	struct domain d;
+	int err;
 
+	if ((err = follow_hotplug(run)))
+		return err;
 	if (strcmp(cfg.primary, "auto"))
 		return 0;
 	resolve_domain(run->topo, "auto", &d);
@@ -367,26 +402,9 @@ static int brisk_tick(struct scxk_run *run)
 	return 0;
 }
 
-/*
- * The object is kept for a re-attach after CPU hotplug (scxk_sched.detach):
- * the QoS goes back with this attach, and the throttle timer must not run
- * for a detached scheduler (writing its map element frees the timer;
- * ops.init() starts a fresh one).
- */
-static void brisk_detach(struct scxk_run *run)
-{
-	struct scx_brisk *skel = run->skel;
-
-	qos_restore();
-	if (scxk_map_elem_zero(skel->maps.throttle_map, 0))
-		scxk_warn("cannot stop the detached scheduler's throttle timer");
-}
-
 static void brisk_destroy(struct scxk_run *run)
 {
 	qos_restore();
-	free(run->priv);
-	run->priv = NULL;
 	scx_brisk__destroy(run->skel);
 }
 
@@ -400,7 +418,6 @@ static const struct scxk_sched sched = {
 	.tick = brisk_tick,
 	.tick_ms = PROFILE_POLL_MS,
 	.destroy = brisk_destroy,
-	.detach = brisk_detach,
 	.stats = &stats,
 };
 

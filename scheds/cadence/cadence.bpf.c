@@ -381,6 +381,35 @@ void BPF_STRUCT_OPS(cadence_cpu_acquire, s32 cpu, struct scx_cpu_acquire_args *a
 		c->rt_busy = 0;
 }
 
+/*
+ * CPU hotplug, in place: with both callbacks the kernel keeps the
+ * scheduler attached through a CPU change. The layout (domains, CPU order)
+ * stays as the loader made it: an offline CPU is never idle in the
+ * kernel's masks, so no search returns it, the kernel moves the tasks off
+ * a dying CPU, and the timer leaves it out of the load and of compaction
+ * (scxk_cpu_online()). A CPU the layout lacks (offline at start) joins the
+ * active CPUs and serves domain 0's queue until the next start.
+ */
+void BPF_STRUCT_OPS(cadence_cpu_online, s32 cpu)
+{
+	struct bpf_cpumask *m;
+
+	scxk_online_set(cpu, true);
+	scxk_stat_inc(CADENCE_STAT_HOTPLUG);
+	if (scxk_bits_test(dom_bits[dom_of(cpu)], cpu))
+		return;
+	bpf_rcu_read_lock();
+	if ((m = mask_of(MASK_ACTIVE)))
+		bpf_cpumask_set_cpu(cpu, m);
+	bpf_rcu_read_unlock();
+}
+
+void BPF_STRUCT_OPS(cadence_cpu_offline, s32 cpu)
+{
+	scxk_online_set(cpu, false);
+	scxk_stat_inc(CADENCE_STAT_HOTPLUG);
+}
+
 s32 BPF_STRUCT_OPS(cadence_init_task, struct task_struct *p, struct scx_init_task_args *args)
 {
 	struct task_ctx *tctx = scxk_task_storage(&task_ctxs, p, true);
@@ -438,7 +467,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cadence_init)
 	bpf_for (d, 0, nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS)
 		if ((err = scx_bpf_create_dsq(d, dom_node[d & (CADENCE_MAX_DOMS - 1)])))
 			return err;
-	sys.nr_active_cpus = nr_cpus;
+	sys.nr_active_cpus = scxk_online.nr;
+	sys.active_pos = nr_cpus;
 	sys.slice_ns = slice_max_ns;
 	sys.power_mode = pm_policy == CADENCE_PMP_FIXED ? pm_fixed : CADENCE_PM_BALANCED;
 	active_epoch = 0;
@@ -456,7 +486,9 @@ SCXK_OPS_DEFINE(cadence_ops, .select_cpu = (void *)cadence_select_cpu,
 		.dispatch = (void *)cadence_dispatch, .running = (void *)cadence_running,
 		.tick = (void *)cadence_tick, .stopping = (void *)cadence_stopping,
 		.quiescent = (void *)cadence_quiescent, .cpu_release = (void *)cadence_cpu_release,
-		.cpu_acquire = (void *)cadence_cpu_acquire, .init_task = (void *)cadence_init_task,
+		.cpu_acquire = (void *)cadence_cpu_acquire,
+		.cpu_online = (void *)cadence_cpu_online,
+		.cpu_offline = (void *)cadence_cpu_offline, .init_task = (void *)cadence_init_task,
 		.init = (void *)cadence_init, .exit = (void *)cadence_exit,
 		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 		.timeout_ms = 30000, /* the kernel's default, as LAVD */

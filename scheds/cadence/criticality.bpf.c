@@ -152,7 +152,7 @@ static bool try_handoff(struct task_struct *p, struct task_ctx *tctx, u64 now)
 __hidden bool try_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev_cpu, u64 now)
 {
 	u32 order = power_mode() == CADENCE_PM_POWERSAVE ? CADENCE_ORDER_SAVE : CADENCE_ORDER_PERF;
-	u32 n = sys.nr_active_cpus, r = bpf_get_prandom_u32();
+	u32 n = sys.active_pos, r = bpf_get_prandom_u32();
 	s32 cand[2], victim = -1, cpu;
 	u64 best_stop = 0;
 	struct cpu_ctx *c;

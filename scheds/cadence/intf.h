@@ -38,7 +38,7 @@ enum cadence_pm_policy {
 	  "tasks waiting in the queues now")                                                       \
 	S(VAL, CADENCE_NR_ACTIVE, "nr_active", U64, "", "tasks running now (busy CPUs)")           \
 	S(VAL, CADENCE_NR_ACTIVE_CPUS, "nr_active_cpus", U64, "",                                  \
-	  "CPUs core compaction keeps active")                                                     \
+	  "online CPUs core compaction keeps active")                                              \
 	S(VAL, CADENCE_AVG_ACTIVE_CPUS, "avg_active_cpus", FLOAT, "",                              \
 	  "active CPUs, averaged since the previous read")                                         \
 	S(RAW, CADENCE_STAT_ACTIVE_NS, "active_ns", U64, "ns",                                     \
@@ -92,6 +92,8 @@ enum cadence_pm_policy {
 	  "contended futex acquisitions (holders boosted, not preempted)")                         \
 	S(CNT, CADENCE_STAT_SLICE_BOOST, "slice_boost", U64, "",                                   \
 	  "boosted slices for long-running tasks")                                                 \
+	S(TOT, CADENCE_STAT_HOTPLUG, "hotplug", U64, "",                                           \
+	  "CPUs gone offline or online since attach, handled without a restart")                   \
 	S(VAL, CADENCE_FUTEX_BOOST, "futex_boost", U64, "",                                        \
 	  "1 when the futex tracepoints are attached")
 
@@ -102,7 +104,8 @@ enum cadence_value { CADENCE_STATS(SCXK_STAT_VALUE) CADENCE_NR_VALUES };
 struct cadence_sys {
 	unsigned long long nr_queued;	   /* tasks waiting in all queues */
 	unsigned long long nr_running;	   /* CPUs running a task */
-	unsigned long long nr_active_cpus; /* CPUs compaction keeps active */
+	unsigned long long nr_active_cpus; /* online CPUs compaction keeps active */
+	unsigned long long active_pos;	   /* ... the first this many of the CPU order */
 	unsigned long long slice_ns;	   /* the smoothed base slice */
 	unsigned long long avg_lat_cri, max_lat_cri, thr_lat_cri;
 	unsigned long long thr_perf_cri;

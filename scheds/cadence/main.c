@@ -215,11 +215,7 @@ static int configure_layout(struct scx_cadence *skel, const struct scxk_topo *t)
 /* ---- stats ---- */
 
 static enum scxk_power_profile cur_profile = SCXK_PROFILE_BALANCED;
-/*
- * Per loaded object (run->priv): a kept object keeps its futex hooks, whose
- * detach waits for tracepoint RCU grace periods (seconds under load) and
- * would otherwise sit on the path of a hotplug re-attach.
- */
+/* Per loaded object (run->priv): the futex hooks, attached after the scheduler. */
 struct cadence_obj {
 	struct bpf_link *futex[2];
 };
@@ -259,7 +255,7 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	scxk_stats_set_u64(r, CADENCE_NR_ACTIVE_CPUS, sys->nr_active_cpus);
 	scxk_stats_set_real(r, CADENCE_AVG_ACTIVE_CPUS,
 			    t_all ? (double)d[CADENCE_STAT_ACTIVE_NS] / t_all : 0.0);
-	scxk_stats_set_u64(r, CADENCE_NR_CPUS, skel->rodata->nr_cpus);
+	scxk_stats_set_u64(r, CADENCE_NR_CPUS, skel->bss->scxk_online.nr);
 	scxk_stats_set_real(r, CADENCE_PC_LC, pct(d[CADENCE_STAT_LAT_CRI], d[CADENCE_STAT_SCHED]));
 	scxk_stats_set_real(r, CADENCE_PC_PC, pct(d[CADENCE_STAT_PERF_CRI], d[CADENCE_STAT_SCHED]));
 	scxk_stats_set_real(r, CADENCE_PC_BIG, pct(d[CADENCE_STAT_ON_BIG], d[CADENCE_STAT_SCHED]));
@@ -490,7 +486,7 @@ static int cadence_attached(struct scxk_run *run)
 
 	struct cadence_obj *o = run->priv;
 
-	if (!cfg.no_futex_boost && !o->futex[0]) {
+	if (!cfg.no_futex_boost) {
 		o->futex[0] = bpf_program__attach(skel->progs.cadence_futex_enter);
 		o->futex[1] =
 			o->futex[0] ? bpf_program__attach(skel->progs.cadence_futex_exit) : NULL;
@@ -530,20 +526,6 @@ static int cadence_tick(struct scxk_run *run)
 	return 0;
 }
 
-/*
- * The object is kept for a re-attach after CPU hotplug (scxk_sched.detach).
- * The system timer must not run for a detached scheduler: writing its map
- * element frees the element's bpf_timer, and ops.init() starts a fresh one.
- * The futex hooks stay (struct cadence_obj).
- */
-static void cadence_detach(struct scxk_run *run)
-{
-	struct scx_cadence *skel = run->skel;
-
-	if (scxk_map_elem_zero(skel->maps.sys_timer_map, 0))
-		scxk_warn("cannot stop the detached scheduler's timer");
-}
-
 static void cadence_destroy(struct scxk_run *run)
 {
 	struct cadence_obj *o = run->priv;
@@ -567,7 +549,6 @@ static const struct scxk_sched sched = {
 	.tick = cadence_tick,
 	.tick_ms = PROFILE_POLL_MS,
 	.destroy = cadence_destroy,
-	.detach = cadence_detach,
 	.stats = &stats,
 };
 

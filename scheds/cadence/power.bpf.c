@@ -55,6 +55,7 @@ struct sys_acc {
 	u64 util_cap, util_sum, cap_sum, big_cap, perf_sum;
 	u64 lc_sum, lc_nr, lc_max, pc_sum, pc_min, pc_max, svc_sum;
 	u64 nr_running, nr_queued;
+	u32 nr_online; /* online CPUs of the layout */
 	s32 idle_big, long_little;
 };
 static struct sys_acc acc;
@@ -67,6 +68,13 @@ static __always_inline void collect_cpu(s32 cpu, u64 now, u64 interval, struct s
 
 	if (!c)
 		return;
+	/* Offline: no load, no capacity (its queue is empty: the kernel moved its tasks). */
+	if (!scxk_cpu_online(cpu)) {
+		c->busy_ns = 0;
+		c->cur_util = c->avg_util = 0;
+		return;
+	}
+	a->nr_online++;
 	if (c->running) {
 		/* Account the running task up to now; it may not stop for a while. */
 		c->busy_ns += now - c->acct_at;
@@ -123,7 +131,10 @@ __noinline int timer_collect(u64 now, u64 interval)
 	return 0;
 }
 
-/* Keep the first @nr_active CPUs of @order active, the rest off. */
+/*
+ * Keep the first @nr_active CPUs of @order active, the rest off. An offline
+ * CPU among them is harmless: it is never idle in the kernel's masks.
+ */
 __noinline int set_active(u32 order, u32 nr_active)
 {
 	struct bpf_cpumask *active, *dact;
@@ -151,27 +162,38 @@ out:
 	return 0;
 }
 
+/*
+ * Activate the shortest prefix of the CPU order whose online CPUs have the
+ * capacity required (sys.active_pos); offline CPUs add none. Return the
+ * online CPUs active: those of the prefix, and any the layout does not
+ * know (offline at start), which are always active (cadence_cpu_online()).
+ */
 __noinline u32 compact(u32 mode, u64 required)
 {
 	u32 order = mode == CADENCE_PM_POWERSAVE ? CADENCE_ORDER_SAVE : CADENCE_ORDER_PERF;
 	u64 sum = 0;
-	u32 i, n = nr_cpus;
+	u32 i, cpu, pos = nr_cpus, nr = 0, outside;
 
 	if (!no_compaction && mode != CADENCE_PM_PERFORMANCE) {
 		bpf_for (i, 0, nr_cpus) {
-			if (cadence_compact_add(
-				    &sum, scxk_cpu_capacity(cpu_order[order & 1][SCXK_CPU_IDX(i)]),
-				    required)) {
-				n = i + 1;
+			cpu = cpu_order[order & 1][SCXK_CPU_IDX(i)];
+			if (!scxk_cpu_online(cpu))
+				continue;
+			if (cadence_compact_add(&sum, scxk_cpu_capacity(cpu), required)) {
+				pos = i + 1;
 				break;
 			}
 		}
 	}
-	if (n != sys.nr_active_cpus || order != (active_epoch & 1)) {
-		set_active(order, n);
+	if (pos != sys.active_pos || order != (active_epoch & 1)) {
+		set_active(order, pos);
 		active_epoch = ((active_epoch + 2) & ~1U) | order;
+		sys.active_pos = pos;
 	}
-	return n;
+	bpf_for (i, 0, pos)
+		nr += scxk_cpu_online(cpu_order[order & 1][SCXK_CPU_IDX(i)]);
+	outside = scxk_online.nr > acc.nr_online ? scxk_online.nr - acc.nr_online : 0;
+	return nr + outside;
 }
 
 /* Mark domains with well above the average queue per CPU as stealees. */
@@ -205,7 +227,7 @@ static int sys_timerfn(void *map, int *key, struct sys_timer *t)
 {
 	struct sys_acc *a = &acc;
 	u64 now = scxk_now(), interval = now - t->last;
-	u32 mode, nr = min(nr_cpus, SCXK_MAX_CPUS), n;
+	u32 mode, nr, n;
 	u64 max_lc, avg_lc;
 
 	t->last = now;
@@ -213,6 +235,7 @@ static int sys_timerfn(void *map, int *key, struct sys_timer *t)
 
 	sys.nr_queued = a->nr_queued;
 	sys.nr_running = a->nr_running;
+	nr = a->nr_online;
 	sys.util = a->util_sum / (nr ? nr : 1);
 	sys.avg_perf = a->perf_sum / (nr ? nr : 1);
 	sys.required_cap = cadence_required_cap(a->util_cap);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# rel-hotplug.sh [--known-slow-reattach] NAME [FLAGS...] - what a CPU
+# rel-hotplug.sh NAME [FLAGS...] - what a CPU
 # hotplug costs under load.
 # The load: a fork storm, cgroup churn (lib.sh), nice churn on CPU hogs and
 # a SCHED_FIFO hog pinned to CPU 0. The last CPU goes offline and back:
@@ -14,13 +14,7 @@
 # the loader's open files and resident memory where they were, and the CPU
 # raising irq_work interrupts again after each online (none queued while it
 # went down stays stuck there).
-# --known-slow-reattach: the scheduler is known to miss the re-attach bound
-# (scx_brisk, scx_cadence: see docs/reliability.md); the time is measured
-# and a miss is reported as a TAP SKIP naming it, every other check stays.
-# The opt-in suite "known-bugs" runs them without it.
 . ./lib.sh
-known_slow=
-[ "${1:-}" = --known-slow-reattach ] && { known_slow=yes; shift; }
 name=${1:-minimal}
 [ $# -gt 0 ] && shift
 flags="$*"
@@ -37,6 +31,13 @@ $bin $flags --help-stats 2>/dev/null | grep -q '^hotplug ' && inplace=yes
 # balancer shares load by) must see the CPU leave and come back.
 domcpus=
 $bin $flags --help-stats 2>/dev/null | grep -q '^dom_cpus ' && domcpus=yes
+# One that reports its online CPUs ("nr_cpus": scx_brisk, scx_cadence) must
+# follow the change; one that also reports the CPUs it keeps active
+# ("nr_active_cpus": scx_cadence's compaction) must not count an offline one.
+nrcpus=
+$bin $flags --help-stats 2>/dev/null | grep -q '^nr_cpus ' && nrcpus=yes
+nractive=
+$bin $flags --help-stats 2>/dev/null | grep -q '^nr_active_cpus ' && nractive=yes
 # The issue's bound on re-attaching, in centiseconds (/proc/uptime's unit).
 bound_cs=200
 # Off/on cycles for the leak check: two restarts each, kept under the
@@ -67,6 +68,15 @@ fds() {
 }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/$SCHED_PID/status; }
 dom_cpus() { stat_of "$(stats_line $bin)" dom_cpus; }
+# nr_cpus_is N : the scheduler reports N online CPUs, and no more active ones
+nr_cpus_is() {
+	_l=$(stats_line $bin)
+	_nc=$(stat_of "$_l" nr_cpus)
+	_na=$(stat_of "$_l" nr_active_cpus)
+	[ "$_nc" = "$1" ] && { [ -z "$nractive" ] || [ "${_na:-99999}" -le "$1" ]; } && return 0
+	echo "nr_cpus '$_nc' nr_active_cpus '$_na', want $1 online"
+	return 1
+}
 # dom_cpus_is N : the per-domain online counts add up to N (says what they were if not)
 dom_cpus_is() {
 	_dc=$(dom_cpus)
@@ -125,6 +135,12 @@ if [ -n "$inplace" ]; then
 	# Watch the state the whole time the CPU is off, and then after online=1.
 	_t=$(($(uptime_cs) + 100))
 	while [ "$(uptime_cs)" -lt $_t ]; do state_is enabled || left=1; sleep 0.05; done
+	if [ -n "$nrcpus" ]; then
+		# The active CPUs at the next compaction round (10 ms), the count at once.
+		wait_for 5 nr_cpus_is $((ncpu - 1))
+		check "in place: $((ncpu - 1)) online CPUs reported${nractive:+, none more active}" \
+			nr_cpus_is $((ncpu - 1))
+	fi
 	# At its next balancing round (every 2 s by default).
 	if [ -n "$domcpus" ]; then
 		wait_for 10 dom_cpus_is $((ncpu - 1))
@@ -145,6 +161,10 @@ if [ -n "$inplace" ]; then
 	is "in place: the loader never restarted" "$(restarts)" "$r0"
 	line=$(stats_line $bin)
 	is "in place: the scheduler counted both CPU changes" "$(stat_of "$line" hotplug)" 2
+	if [ -n "$nrcpus" ]; then
+		wait_for 5 nr_cpus_is $ncpu
+		check "in place: $ncpu online CPUs reported again" nr_cpus_is $ncpu
+	fi
 	if [ -n "$domcpus" ]; then
 		wait_for 10 dom_cpus_is $ncpu
 		check "in place: the domains count $ncpu online CPUs again" dom_cpus_is $ncpu
@@ -164,11 +184,7 @@ else
 	check "online: attached again" [ -n "$t1" ]
 	[ -n "$t1" ] || t1=$_end
 	diag "online=1 -> enabled in $((t1 - t0))0 ms (bound ${bound_cs}0 ms)"
-	if [ -n "$known_slow" ] && [ $((t1 - t0)) -gt $bound_cs ]; then
-		_report 0 "online: attached again within ${bound_cs}0 ms # SKIP known to miss it (issue 20): $((t1 - t0))0 ms"
-	else
-		check "online: attached again within ${bound_cs}0 ms ($((t1 - t0))0 ms)" [ $((t1 - t0)) -le $bound_cs ]
-	fi
+	check "online: attached again within ${bound_cs}0 ms ($((t1 - t0))0 ms)" [ $((t1 - t0)) -le $bound_cs ]
 	grep "re-attached" $SCHED_LOG | tail -n 2 | sed 's/^/# /'
 fi
 check "still attached, same loader" sched_alive
