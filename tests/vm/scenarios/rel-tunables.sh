@@ -74,6 +74,33 @@ if [ -w /sys/devices/system/cpu/cpu0/power/pm_qos_resume_latency_us ] &&
 	is "clean stop restores the true original $qos_orig on every CPU" "$(qos_all)" \
 		"$(want $qos_orig)"
 	check "no saved original left" sh -c "! ls $store/cpu* 2>/dev/null | grep -q ."
+
+	# CPU hotplug is handled in place: the last CPU, offline at start,
+	# gets the QoS when it comes online, keeps it through another off/on,
+	# and the clean stop gives it back its original; no restart.
+	last=$(($(nproc) - 1))
+	lastonline=/sys/devices/system/cpu/cpu$last/online
+	if [ "$last" -ge 1 ] && [ -w $lastonline ]; then
+		echo 0 >$lastonline
+		check "scx_brisk -I $qos_set attaches with CPU $last offline" \
+			start_sched scx_brisk -I $qos_set
+		wait_for 10 grep -q "primary domain" $SCHED_LOG
+		is "CPU $last, offline at start, keeps its QoS meanwhile" "$(qos $last)" $qos_orig
+		echo 1 >$lastonline
+		wait_for 10 sh -c "[ \$(cat /sys/devices/system/cpu/cpu$last/power/pm_qos_resume_latency_us) = $qos_set ]"
+		is "CPU $last online: its QoS is $qos_set too" "$(qos $last)" $qos_set
+		echo 0 >$lastonline
+		echo 1 >$lastonline
+		sleep 2
+		is "after another off/on CPU $last still has $qos_set" "$(qos $last)" $qos_set
+		is "no restart: hotplug handled in place" "$(grep -c 'restarting in-process' $SCHED_LOG)" 0
+		stop_sched INT
+		is "clean stop exits 0" "$SCHED_RC" 0
+		is "clean stop restores $qos_orig on every CPU, CPU $last included" "$(qos_all)" \
+			"$(want $qos_orig)"
+	else
+		_report 0 "# SKIP one CPU or no hotplug control: no CPU to bring online"
+	fi
 	for _c in $(seq 0 $(($(nproc) - 1))); do
 		echo "$qos_boot" >/sys/devices/system/cpu/cpu$_c/power/pm_qos_resume_latency_us 2>/dev/null
 	done
