@@ -183,6 +183,89 @@ static void node_first(const struct core *cores, unsigned int *order, unsigned i
 	memcpy(order, tmp, nr * sizeof(*order));
 }
 
+/*
+ * A fixed pseudo-random permutation of @order per layer (@seed): the order
+ * is recomputed at every sizing round, and a layer whose "random" order
+ * changed each time would trade its cores at every round.
+ */
+static void shuffle(unsigned int *order, unsigned int nr, unsigned int seed)
+{
+	uint32_t x = seed * 2654435761u + 0x9e3779b9u;
+
+	for (unsigned int i = nr; i > 1; i--) {
+		unsigned int j, tmp;
+
+		x ^= x << 13; /* xorshift32 */
+		x ^= x >> 17;
+		x ^= x << 5;
+		j = x % i;
+		tmp = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = tmp;
+	}
+}
+
+/* Key of group (node or LLC) @g in a per-layer pseudo-random order of groups. */
+static unsigned int group_rank(unsigned int g, unsigned int seed)
+{
+	uint32_t x = (g + 1) * 2246822519u ^ (seed + 1) * 3266489917u;
+
+	x ^= x >> 15;
+	x *= 2654435761u;
+	return x ^ (x >> 13);
+}
+
+/*
+ * Stable regrouping of @order: the k-th core of every group (a node, or an
+ * LLC) before any group's (k+1)-th, so a layer grows by the same number of
+ * cores in each group (the "Spread" algorithms).
+ */
+static void interleave(const struct core *cores, unsigned int *order, unsigned int nr, bool by_node)
+{
+	static unsigned int out[SCXK_MAX_CPUS], rank[SCXK_MAX_CPUS];
+	unsigned int seen[SCXK_MAX_LLCS] = {0}, n = 0, k, maxk = 0, i;
+
+	for (i = 0; i < nr; i++) {
+		unsigned int g = by_node ? cores[order[i]].node % SCXK_MAX_NODES
+					 : cores[order[i]].llc % SCXK_MAX_LLCS;
+
+		rank[i] = seen[g]++;
+		if (rank[i] > maxk)
+			maxk = rank[i];
+	}
+	for (k = 0; k <= maxk && nr; k++)
+		for (i = 0; i < nr; i++)
+			if (rank[i] == k)
+				out[n++] = order[i];
+	memcpy(order, out, nr * sizeof(*order));
+}
+
+/*
+ * Sort keys of cmp_group_then_rank(), by core: cores of one group together,
+ * groups by key, and within a group the order the cores had (a stable sort
+ * through qsort, which is not).
+ */
+static unsigned int group_key_of[SCXK_MAX_CPUS], rank_tmp[SCXK_MAX_CPUS];
+
+static int cmp_group_then_rank(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	if (group_key_of[x] != group_key_of[y])
+		return group_key_of[x] < group_key_of[y] ? -1 : 1;
+	return rank_tmp[x] < rank_tmp[y] ? -1 : rank_tmp[x] > rank_tmp[y];
+}
+
+static void reverse(unsigned int *order, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr / 2; i++) {
+		unsigned int c = order[i];
+
+		order[i] = order[nr - 1 - i];
+		order[nr - 1 - i] = c;
+	}
+}
+
 unsigned int strata_growth_order(const struct scxk_topo_data *t, const struct strata_alloc_layer *l,
 				 unsigned int idx, unsigned int nr_layers,
 				 const uint8_t *prev_owner, unsigned int *order)
@@ -200,12 +283,59 @@ unsigned int strata_growth_order(const struct scxk_topo_data *t, const struct st
 
 	switch (l->growth) {
 	case STRATA_GROW_REVERSE:
-		for (i = 0; i < nr / 2; i++) {
-			c = order[i];
-			order[i] = order[nr - 1 - i];
-			order[nr - 1 - i] = c;
-		}
+		reverse(order, nr);
 		break;
+	case STRATA_GROW_RANDOM:
+		shuffle(order, nr, idx);
+		break;
+	case STRATA_GROW_RANDOM_TOPO: {
+		/* A random node, a random LLC in it, its cores in random order; then the next. */
+		shuffle(order, nr, idx);
+		for (i = 0; i < nr; i++) {
+			const struct core *co = &cores[order[i]];
+
+			group_key_of[order[i]] = (group_rank(co->node, idx) & 0xffff0000u) |
+						 (group_rank(co->llc, idx) >> 16);
+		}
+		for (i = 0; i < nr; i++)
+			rank_tmp[order[i]] = i;
+		qsort(order, nr, sizeof(*order), cmp_group_then_rank);
+		return nr; /* the random node comes first on purpose */
+	}
+	case STRATA_GROW_NODE_SPREAD:
+	case STRATA_GROW_NODE_SPREAD_REVERSE:
+	case STRATA_GROW_NODE_SPREAD_RANDOM:
+		if (l->growth == STRATA_GROW_NODE_SPREAD_REVERSE)
+			reverse(order, nr);
+		else if (l->growth == STRATA_GROW_NODE_SPREAD_RANDOM)
+			shuffle(order, nr, idx);
+		interleave(cores, order, nr, true);
+		return nr; /* as many cores on each node: no home node */
+	case STRATA_GROW_CPUSET_SPREAD:
+	case STRATA_GROW_CPUSET_SPREAD_REVERSE:
+	case STRATA_GROW_CPUSET_SPREAD_RANDOM:
+		/* Spread over the cache groups (LLCs), within the home node below. */
+		if (l->growth == STRATA_GROW_CPUSET_SPREAD_REVERSE)
+			reverse(order, nr);
+		else if (l->growth == STRATA_GROW_CPUSET_SPREAD_RANDOM)
+			shuffle(order, nr, idx);
+		interleave(cores, order, nr, false);
+		break;
+	case STRATA_GROW_STICKY_DYNAMIC: {
+		/*
+		 * Whole LLCs, each layer starting at its own share of them (as
+		 * Sticky does with cores): a layer stays on the LLCs it has.
+		 */
+		unsigned int nr_llcs = t->nr_llcs ? t->nr_llcs : 1;
+		unsigned int start = nr_layers ? idx * nr_llcs / nr_layers : 0;
+
+		for (i = 0; i < nr; i++)
+			group_key_of[order[i]] = (cores[order[i]].llc + nr_llcs - start) % nr_llcs;
+		for (i = 0; i < nr; i++)
+			rank_tmp[order[i]] = i;
+		qsort(order, nr, sizeof(*order), cmp_group_then_rank);
+		break;
+	}
 	case STRATA_GROW_STICKY: {
 		/* Spread the layers' starting points evenly over the machine. */
 		static unsigned int rot[SCXK_MAX_CPUS];
@@ -224,24 +354,10 @@ unsigned int strata_growth_order(const struct scxk_topo_data *t, const struct st
 		sort_dir = l->growth == STRATA_GROW_BIG_LITTLE ? -1 : 1;
 		qsort(order, nr, sizeof(*order), cmp_capacity);
 		break;
-	case STRATA_GROW_ROUND_ROBIN: {
-		/* Interleave LLCs: the k-th core of every LLC before any (k+1)-th. */
-		static unsigned int rr[SCXK_MAX_CPUS], rank[SCXK_MAX_CPUS];
-		unsigned int seen[SCXK_MAX_LLCS] = {0};
-		unsigned int n = 0, k, maxk = 0;
-
-		for (i = 0; i < nr; i++) {
-			rank[i] = seen[cores[order[i]].llc % SCXK_MAX_LLCS]++;
-			if (rank[i] > maxk)
-				maxk = rank[i];
-		}
-		for (k = 0; k <= maxk && nr; k++)
-			for (i = 0; i < nr; i++)
-				if (rank[i] == k)
-					rr[n++] = order[i];
-		memcpy(order, rr, nr * sizeof(*order));
-		return nr; /* balanced across nodes on purpose: no node grouping */
-	}
+	case STRATA_GROW_ROUND_ROBIN:
+		/* One core of every LLC in turn, balanced across nodes: no home node. */
+		interleave(cores, order, nr, false);
+		return nr;
 	default:
 		break;
 	}

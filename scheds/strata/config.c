@@ -25,51 +25,61 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
 const char *const strata_growth_names[STRATA_NR_GROWTH] = {
-	"Sticky", "Linear", "Reverse", "Topo", "RoundRobin", "BigLittle", "LittleBig",
-};
-const char *const strata_kind_names[3] = {"Confined", "Grouped", "Open"};
-static const char *const placement_names[] = {"Standard", "Sticky", "Floating"};
-
-/* scx_layered growth algorithms this scheduler does not implement. */
-static const char *const unsupported_growth[] = {
+	"Sticky",
+	"Linear",
+	"Reverse",
+	"Topo",
+	"RoundRobin",
+	"BigLittle",
+	"LittleBig",
 	"Random",
+	"RandomTopo",
 	"NodeSpread",
 	"NodeSpreadReverse",
 	"NodeSpreadRandom",
 	"CpuSetSpread",
 	"CpuSetSpreadReverse",
 	"CpuSetSpreadRandom",
-	"RandomTopo",
 	"StickyDynamic",
-	NULL,
 };
+const char *const strata_kind_names[3] = {"Confined", "Grouped", "Open"};
+static const char *const placement_names[] = {"Standard", "Sticky", "Floating"};
 
-/* scx_layered fields and matchers with no equivalent here: refused by name. */
-static const char *const unsupported_fields[] = {
-	"template",
-	"membw_gb",
-	"util_includes_open_cputime",
-	"member_expire_ms",
-	"util_peak_half_life_ms",
-	"idle_resume_us",
-	"xnuma_threshold",
-	"xnuma_threshold_delta",
-	"prev_over_idle_core",
-	"skip_remote_node",
-	NULL,
+/*
+ * scx_layered fields with no equivalent here, each with its default in
+ * scx_layered (what its "-e" output spells out) and what is lost when it is
+ * set otherwise. At the default (or null) a field is accepted silently: it
+ * asks for nothing. Set otherwise it is accepted with one warning naming
+ * what is ignored, an error with --strict.
+ */
+static const struct {
+	const char *name, *dfl, *why;
+} inert_fields[] = {
+	{"membw_gb", "null",
+	 "memory bandwidth is not measured here; the layer is sized by CPU use"},
+	{"util_includes_open_cputime", "false",
+	 "a layer's utilisation counts its own CPUs' time only"},
+	{"member_expire_ms", "0",
+	 "tasks are re-matched at once when they change, not after a delay"},
+	{"util_peak_half_life_ms", "0",
+	 "layers shrink on the current utilisation, no peak is held"},
+	{"idle_resume_us", "null", "no per-layer idle resume latency; use scx_brisk -I for that"},
+	{"xnuma_threshold", "[0.6, 0.7]", "no cross-NUMA migration thresholds"},
+	{"xnuma_threshold_delta", "[0.2, 0.3]", "no cross-NUMA migration thresholds"},
+	{"prev_over_idle_core", "false", "an idle whole core is always preferred"},
+	{"skip_remote_node", "false", "idle CPUs of remote nodes are searched last, not skipped"},
+	/* Deprecated upstream, or tuning hints of mechanisms this scheduler does not have. */
+	{"allow_node_aligned", "null", "deprecated in scx_layered"},
+	{"idle_smt", "null", "deprecated in scx_layered"},
+	{"xllc_mig_min_us", "0", "no cross-LLC migration delay"},
+	{"disallow_open_after_us", "null", "no open-CPU cut-off"},
+	{"disallow_preempt_after_us", "null", "no preemption cut-off"},
+	{NULL, NULL, NULL},
 };
 static const char *const unsupported_matchers[] = {
 	"CgroupRegex",	      "NSPIDEquals",	"NSEquals",   "CmdJoin",
 	"UsedGpuTid",	      "UsedGpuPid",	"AvgRuntime", "HintEquals",
 	"SystemCpuUtilBelow", "DsqInsertBelow", "NumaNode",   NULL,
-};
-/*
- * Deprecated upstream, or tuning hints of mechanisms this scheduler does
- * not have: accepted with a warning so common layered configs still run.
- */
-static const char *const ignored_fields[] = {
-	"allow_node_aligned",	     "idle_smt", "xllc_mig_min_us", "disallow_open_after_us",
-	"disallow_preempt_after_us", NULL,
 };
 
 struct ctx {
@@ -102,14 +112,50 @@ __attribute__((format(printf, 3, 4))) static int fail(struct ctx *c, const char 
 	return -EINVAL;
 }
 
-static void warn(struct ctx *c, const char *path, const char *field, const char *why)
+/*
+ * @field at @path is accepted but ignored for @why: a warning, once per
+ * field name, or an error with --strict. Return: 0 or -EINVAL.
+ */
+static int lenient(struct ctx *c, const char *path, const char *field, const char *why)
 {
 	struct strata_config *cfg = c->cfg;
+	unsigned int i;
 
-	if (cfg->nr_warnings >= sizeof(cfg->warnings) / sizeof(cfg->warnings[0]))
-		return;
-	snprintf(cfg->warnings[cfg->nr_warnings++], STRATA_ERR_LEN, "%s: %s.%s: %s", c->source,
-		 path, field, why);
+	if (cfg->strict)
+		return fail(c, path, "%s: %s (an error with --strict)", field, why);
+	for (i = 0; i < cfg->nr_warnings; i++)
+		if (!strcmp(cfg->warned[i], field))
+			return 0;
+	if (cfg->nr_warnings >= STRATA_MAX_WARNINGS)
+		return 0;
+	snprintf(cfg->warned[cfg->nr_warnings], sizeof(cfg->warned[0]), "%s", field);
+	snprintf(cfg->warnings[cfg->nr_warnings++], STRATA_ERR_LEN, "%s: %s: ignored: %s",
+		 c->source, path, why);
+	return 0;
+}
+
+/* @v is @field's scx_layered default: null, or what inert_fields says. */
+static bool is_inert_default(const char *dfl, const json_t *v)
+{
+	json_t *d;
+	bool eq;
+
+	if (json_is_null(v))
+		return true;
+	if (!(d = json_loads(dfl, JSON_DECODE_ANY, NULL)))
+		return false;
+	eq = json_equal(d, (json_t *)v) || (json_is_number(d) && json_is_number(v) &&
+					    json_number_value(d) == json_number_value(v));
+	if (!eq && json_is_array(d) && json_is_array(v) &&
+	    json_array_size(d) == json_array_size(v)) {
+		eq = true;
+		for (size_t i = 0; i < json_array_size(d); i++)
+			eq = eq && json_is_number(json_array_get(v, i)) &&
+			     fabs(json_number_value(json_array_get(v, i)) -
+				  json_number_value(json_array_get(d, i))) < 1e-9;
+	}
+	json_decref(d);
+	return eq;
 }
 
 static const char *type_name(const json_t *v)
@@ -425,12 +471,8 @@ static int parse_kind_field(struct ctx *c, const char *path, const char *key, co
 	} else if (!strcmp(key, "growth_algo")) {
 		err = get_choice(c, path, v, strata_growth_names, STRATA_NR_GROWTH, &choice);
 		if (err == -ENOENT)
-			return fail(
-				c, path,
-				in_list(unsupported_growth, json_string_value(v))
-					? "growth algorithm \"%s\" is not supported by scx_strata"
-					: "unknown growth algorithm \"%s\"",
-				json_string_value(v));
+			return fail(c, path, "unknown growth algorithm \"%s\"",
+				    json_string_value(v));
 		if (err)
 			return err;
 		l->growth = (enum strata_growth)choice;
@@ -451,16 +493,19 @@ static int parse_kind_field(struct ctx *c, const char *path, const char *key, co
 		if (err)
 			return err;
 		l->placement = (enum strata_placement)choice;
-	} else if (in_list(ignored_fields, key)) {
-		return 1; /* caller warns */
-	} else if (in_list(unsupported_fields, key)) {
-		return fail(c, path, "field not supported by scx_strata");
-	} else if (!strcmp(key, "util_range") || !strcmp(key, "cpus_range") ||
-		   !strcmp(key, "cpus_range_frac") || !strcmp(key, "protected") ||
-		   !strcmp(key, "idle_confined")) {
-		return fail(c, path, "not a field of %s layers", strata_kind_names[l->kind]);
 	} else {
-		return fail(c, path, "unknown field");
+		for (int i = 0; inert_fields[i].name; i++)
+			if (!strcmp(key, inert_fields[i].name))
+				return is_inert_default(inert_fields[i].dfl, v)
+					       ? 0
+					       : lenient(c, path, key, inert_fields[i].why);
+		/* scx_layered ignores them too (serde skips a field the kind lacks). */
+		if (!strcmp(key, "util_range") || !strcmp(key, "cpus_range") ||
+		    !strcmp(key, "cpus_range_frac") || !strcmp(key, "protected") ||
+		    !strcmp(key, "idle_confined") || !strcmp(key, "membw_gb") ||
+		    !strcmp(key, "util_includes_open_cputime"))
+			return lenient(c, path, key, "not a field of this layer kind");
+		return lenient(c, path, key, "unknown field");
 	}
 	return 0;
 }
@@ -489,12 +534,11 @@ static int parse_kind(struct ctx *c, const char *path, const json_t *v, struct s
 				    type_name(body));
 		json_object_foreach(body, key, fv)
 		{
+			/* null is scx_layered's "not set" for its optional fields */
+			if (json_is_null(fv))
+				continue;
 			snprintf(fsub, sizeof(fsub), "%s.%s", sub, key);
-			err = parse_kind_field(c, fsub, key, fv, l);
-			if (err == 1)
-				warn(c, sub, key,
-				     "accepted and ignored (no equivalent in scx_strata)");
-			else if (err)
+			if ((err = parse_kind_field(c, fsub, key, fv, l)))
 				return err;
 			if (!strcmp(key, "util_range"))
 				has_util = true;
@@ -532,13 +576,19 @@ static int parse_layer(struct ctx *c, const char *path, const json_t *v, struct 
 	json_object_foreach((json_t *)v, key, fv)
 	{
 		snprintf(sub, sizeof(sub), "%s.%s", path, key);
-		if (strcmp(key, "name") && strcmp(key, "comment") && strcmp(key, "matches") &&
-		    strcmp(key, "kind"))
-			return fail(c, sub,
-				    in_list(unsupported_fields, key)
-					    ? "field not supported by scx_strata"
-					    : "unknown field (a layer has name, comment, "
-					      "matches, kind)");
+		if (!strcmp(key, "name") || !strcmp(key, "comment") || !strcmp(key, "matches") ||
+		    !strcmp(key, "kind") || json_is_null(fv))
+			continue;
+		if (!strcmp(key, "template"))
+			err = lenient(c, sub, key,
+				      "no layer is made per matching cgroup: the layer runs as "
+				      "written, as scx_layered runs it when no cgroup matches");
+		else
+			err = lenient(c, sub, key,
+				      "unknown field (a layer has name, comment, template, "
+				      "matches, kind)");
+		if (err)
+			return err;
 	}
 	fv = json_object_get(v, "name");
 	snprintf(sub, sizeof(sub), "%s.name", path);
@@ -548,11 +598,10 @@ static int parse_layer(struct ctx *c, const char *path, const json_t *v, struct 
 		return fail(c, sub, "expected a string, got %s", type_name(fv));
 	if (!*json_string_value(fv) || strlen(json_string_value(fv)) >= STRATA_NAME_LEN)
 		return fail(c, sub, "a name has 1 to %d characters", STRATA_NAME_LEN - 1);
-	for (const char *s = json_string_value(fv); *s; s++)
-		if (*s <= ' ' || *s == '"' || *s == '\\' || *s == 0x7f)
-			return fail(c, sub,
-				    "a name may not contain spaces, quotes or control "
-				    "characters");
+	/* Any printable text (scx_layered's examples have spaces): names are JSON keys only. */
+	for (const unsigned char *s = (const unsigned char *)json_string_value(fv); *s; s++)
+		if (*s < ' ' || *s == 0x7f)
+			return fail(c, sub, "a name may not contain control characters");
 	snprintf(l->name, sizeof(l->name), "%s", json_string_value(fv));
 	if ((fv = json_object_get(v, "comment"))) {
 		snprintf(sub, sizeof(sub), "%s.comment", path);

@@ -29,6 +29,15 @@ enum strata_growth {
 	STRATA_GROW_ROUND_ROBIN,
 	STRATA_GROW_BIG_LITTLE,
 	STRATA_GROW_LITTLE_BIG,
+	STRATA_GROW_RANDOM,
+	STRATA_GROW_RANDOM_TOPO,
+	STRATA_GROW_NODE_SPREAD,
+	STRATA_GROW_NODE_SPREAD_REVERSE,
+	STRATA_GROW_NODE_SPREAD_RANDOM,
+	STRATA_GROW_CPUSET_SPREAD,
+	STRATA_GROW_CPUSET_SPREAD_REVERSE,
+	STRATA_GROW_CPUSET_SPREAD_RANDOM,
+	STRATA_GROW_STICKY_DYNAMIC,
 	STRATA_NR_GROWTH,
 };
 
@@ -71,12 +80,18 @@ struct strata_layer_cfg {
 	char comment[256];
 };
 
+#define STRATA_MAX_WARNINGS 32
+
 struct strata_config {
+	/* Set before parsing: what would be a warning is an error (--strict). */
+	bool strict;
 	unsigned int nr_layers;
 	struct strata_layer_cfg layers[STRATA_MAX_LAYERS];
 	unsigned int nr_specs;
 	unsigned int nr_warnings;
-	char warnings[8][STRATA_ERR_LEN]; /* fields accepted but ignored */
+	/* Fields accepted but ignored, one per field name (the first place it is set). */
+	char warnings[STRATA_MAX_WARNINGS][STRATA_ERR_LEN];
+	char warned[STRATA_MAX_WARNINGS][64];
 };
 
 /* The default layer weight (scx_layered's DEFAULT_LAYER_WEIGHT). */

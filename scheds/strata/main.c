@@ -47,6 +47,7 @@ static struct {
 	const char *example_path;
 	bool run_example;
 	bool print_and_exit;
+	bool strict;
 	uint64_t lo_fb_wait_us;
 	double lo_fb_share;
 	bool disable_antistall;
@@ -87,6 +88,8 @@ static struct scxk_opt opts[] = {
 	 "run with the built-in example config"},
 	{"print-and-exit", 0, NULL, SCXK_OPT_FLAG, &opt.print_and_exit,
 	 "print the expanded config (every default filled in) and exit"},
+	{"strict", 0, NULL, SCXK_OPT_FLAG, &opt.strict,
+	 "refuse a config with unknown fields or fields ignored here (warnings otherwise)"},
 	{"lo-fb-wait-us", 0, "US", SCXK_OPT_U64, &opt.lo_fb_wait_us,
 	 "fallback queue wait after which it is served first", .max = 10000000},
 	{"lo-fb-share", 0, "FRAC", SCXK_OPT_DOUBLE, &opt.lo_fb_share,
@@ -180,6 +183,7 @@ static int strata_validate(struct scxk_run *run)
 		fprintf(stderr, "scx_strata: --run-example and layer specs exclude each other\n");
 		return -EINVAL;
 	}
+	config.strict = opt.strict;
 	if (opt.run_example &&
 	    strata_config_add_json(&config, strata_example_config, "example", err, sizeof(err)))
 		goto bad;

@@ -222,6 +222,77 @@ static void test_growth_orders(void **state)
 	assert_int_equal(order[4], 0);
 }
 
+static bool is_permutation(const unsigned int *order, unsigned int n)
+{
+	bool seen[SCXK_MAX_CPUS] = {false};
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (order[i] >= n || seen[order[i]])
+			return false;
+		seen[order[i]] = true;
+	}
+	return true;
+}
+
+/* The growth algorithms scx_layered has besides the classic ones. */
+static void test_more_growth_orders(void **state)
+{
+	struct strata_alloc_layer l = layer(STRATA_CONFINED, STRATA_GROW_NODE_SPREAD, 100, 0, 8);
+	unsigned int order[SCXK_MAX_CPUS], again[SCXK_MAX_CPUS], n, i;
+
+	(void)state;
+	mk_topo(8, 1, 2, 2); /* cores 0-3 on node 0 (LLCs 0, 1), 4-7 on node 1 (LLCs 2, 3) */
+	/* NodeSpread: the nodes in turn, linear within each */
+	n = strata_growth_order(&topo, &l, 0, 1, NULL, order);
+	assert_int_equal(n, 8);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 4);
+	assert_int_equal(order[2], 1);
+	assert_int_equal(order[3], 5);
+	/* NodeSpreadReverse: the same, from the highest core */
+	l.growth = STRATA_GROW_NODE_SPREAD_REVERSE;
+	strata_growth_order(&topo, &l, 0, 1, NULL, order);
+	assert_int_equal(order[0], 7);
+	assert_int_equal(order[1], 3);
+	/* NodeSpreadRandom: any first half holds two cores of each node */
+	l.growth = STRATA_GROW_NODE_SPREAD_RANDOM;
+	n = strata_growth_order(&topo, &l, 1, 2, NULL, order);
+	assert_true(is_permutation(order, n));
+	for (i = 0; i < 8; i += 2)
+		assert_true((order[i] < 4) != (order[i + 1] < 4));
+	/* CpuSetSpread: the LLCs of the home node in turn, then the other node */
+	l.growth = STRATA_GROW_CPUSET_SPREAD;
+	strata_growth_order(&topo, &l, 0, 1, NULL, order);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 1);
+	assert_int_equal(order[3], 3);
+	assert_true(order[4] >= 4);
+	/* Random: a permutation, the same at every sizing round, another per layer */
+	l.growth = STRATA_GROW_RANDOM;
+	n = strata_growth_order(&topo, &l, 3, 4, NULL, order);
+	assert_true(is_permutation(order, n));
+	strata_growth_order(&topo, &l, 3, 4, NULL, again);
+	assert_memory_equal(order, again, n * sizeof(*order));
+	strata_growth_order(&topo, &l, 2, 4, NULL, again);
+	assert_memory_not_equal(order, again, n * sizeof(*order));
+	/* RandomTopo: whole LLCs, a node's two LLCs together, stable */
+	l.growth = STRATA_GROW_RANDOM_TOPO;
+	n = strata_growth_order(&topo, &l, 1, 4, NULL, order);
+	assert_true(is_permutation(order, n));
+	for (i = 0; i < 8; i += 2)
+		assert_int_equal(order[i] / 2, order[i + 1] / 2);
+	assert_int_equal(order[0] / 4, order[3] / 4);
+	strata_growth_order(&topo, &l, 1, 4, NULL, again);
+	assert_memory_equal(order, again, n * sizeof(*order));
+	/* StickyDynamic: layer 2 of 4 starts on the third LLC and takes it whole */
+	l.growth = STRATA_GROW_STICKY_DYNAMIC;
+	strata_growth_order(&topo, &l, 2, 4, NULL, order);
+	assert_int_equal(order[0], 4);
+	assert_int_equal(order[1], 5);
+	assert_int_equal(order[2], 6);
+}
+
 static void test_big_little(void **state)
 {
 	struct strata_alloc_layer l = layer(STRATA_CONFINED, STRATA_GROW_BIG_LITTLE, 100, 0, 8);
@@ -303,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_weighted),
 		cmocka_unit_test(test_alloc_whole_cores_and_sticky),
 		cmocka_unit_test(test_growth_orders),
+		cmocka_unit_test(test_more_growth_orders),
 		cmocka_unit_test(test_big_little),
 		cmocka_unit_test(test_sizing_loop),
 		cmocka_unit_test(test_policy),
