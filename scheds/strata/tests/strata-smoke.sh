@@ -23,7 +23,7 @@ bad() {
 ok_tail='"matches":[[]],"kind":{"Open":{}}}'
 bad "no config" "no layer config" 
 bad "not JSON" "invalid JSON" '[{"name":'
-bad "unknown field" '\$\[0\]\.kind\.Open\.colour: unknown field' '[{"name":"a","matches":[[]],"kind":{"Open":{"colour":1}}}]'
+bad "unknown field with --strict" '\$\[0\]\.kind\.Open\.colour: colour: unknown field \(an error with --strict\)' --strict '[{"name":"a","matches":[[]],"kind":{"Open":{"colour":1}}}]'
 bad "inverted util_range" 'util_range: inverted range' '[{"name":"a","matches":[[]],"kind":{"Confined":{"util_range":[0.9,0.1]}}}]'
 bad "empty cpus_range" 'cpus_range: empty range' '[{"name":"a","matches":[[]],"kind":{"Grouped":{"util_range":[0.1,0.9],"cpus_range":[0,0]}}}]'
 bad "last layer not catch-all" 'must be a catch-all' '[{"name":"a","matches":[[{"CommPrefix":"x"}]],"kind":{"Open":{}}}]'
@@ -31,6 +31,11 @@ bad "missing file" 'cannot read' f:/nonexistent.json
 bad "unsupported matcher" 'CgroupRegex: matcher not supported' '[{"name":"a","matches":[[{"CgroupRegex":"x"}]],"kind":{"Open":{}}},{"name":"b",'"$ok_tail"']'
 bad "bad --interval" 'interval' --run-example --interval 0
 bad "example plus spec" 'exclude each other' --run-example '[{"name":"b",'"$ok_tail"']'
+
+# Without --strict scx_layered's leniency: an unknown field is ignored, with a warning.
+out=$(scx_strata --print-and-exit '[{"name":"a b","matches":[[]],"kind":{"Open":{"colour":1}}}]' 2>&1)
+is "unknown field without --strict: --print-and-exit exits 0" $? 0
+like "... with a warning naming it" "$out" 'warning: .*\$\[0\]\.kind\.Open\.colour: ignored: unknown field'
 
 scx_strata -e /tmp/example.json
 is "-e writes the example and exits 0" $? 0
