@@ -77,9 +77,8 @@ static const struct {
 	{NULL, NULL, NULL},
 };
 static const char *const unsupported_matchers[] = {
-	"CgroupRegex",	      "NSPIDEquals",	"NSEquals",   "CmdJoin",
-	"UsedGpuTid",	      "UsedGpuPid",	"AvgRuntime", "HintEquals",
-	"SystemCpuUtilBelow", "DsqInsertBelow", "NumaNode",   NULL,
+	"CgroupRegex", "NSPIDEquals", "NSEquals",	    "CmdJoin",	      "UsedGpuTid",
+	"UsedGpuPid",  "HintEquals",  "SystemCpuUtilBelow", "DsqInsertBelow", NULL,
 };
 
 struct ctx {
@@ -280,7 +279,7 @@ struct matcher_desc {
 	const char *name;
 	enum strata_match_kind kind;
 	enum strata_cg_match cg;
-	char type; /* 's' string, 'i' integer, 'b' boolean, 'n' nice */
+	char type; /* 's' string, 'i' integer, 'b' boolean, 'n' nice, 'N' node, 'r' [min, max) us */
 };
 
 static const struct matcher_desc matchers[] = {
@@ -301,6 +300,8 @@ static const struct matcher_desc matchers[] = {
 	{"TGIDEquals", STRATA_M_TGID, 0, 'i'},
 	{"IsGroupLeader", STRATA_M_GROUP_LEADER, 0, 'b'},
 	{"IsKthread", STRATA_M_KTHREAD, 0, 'b'},
+	{"NumaNode", STRATA_M_NUMA_NODE, 0, 'N'},
+	{"AvgRuntime", STRATA_M_AVG_RUNTIME, 0, 'r'},
 };
 #define NR_MATCHERS (sizeof(matchers) / sizeof(matchers[0]))
 
@@ -356,6 +357,20 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 		return get_int(c, sub, val, -20, 19, &m->val);
 	case 'i':
 		return get_int(c, sub, val, 0, UINT32_MAX, &m->val);
+	case 'N':
+		return get_int(c, sub, val, 0, SCXK_MAX_NODES - 1, &m->val);
+	case 'r': {
+		double r[2];
+
+		/* [min_us, max_us): the task's average run time per schedule */
+		if ((err = get_pair(c, sub, val, 0, INT32_MAX, true, r)))
+			return err;
+		if (r[0] == r[1])
+			return fail(c, sub, "empty range [%g, %g): no task can match", r[0], r[1]);
+		m->val = (int64_t)r[0];
+		m->val2 = (int64_t)r[1];
+		return 0;
+	}
 	default:
 		if ((err = get_bool(c, sub, val, &b)))
 			return err;
@@ -818,6 +833,9 @@ static json_t *matcher_json(const struct strata_match_cfg *m)
 			return json_pack("{s:s}", d->name, m->str);
 		if (d->type == 'b')
 			return json_pack("{s:b}", d->name, (int)m->val);
+		if (d->type == 'r')
+			return json_pack("{s:[I,I]}", d->name, (json_int_t)m->val,
+					 (json_int_t)m->val2);
 		return json_pack("{s:I}", d->name, (json_int_t)m->val);
 	}
 	return json_null();

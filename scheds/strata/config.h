@@ -50,7 +50,7 @@ enum strata_cg_match {
 struct strata_match_cfg {
 	enum strata_match_kind kind;
 	enum strata_cg_match cg; /* for STRATA_M_CGROUP */
-	int64_t val;
+	int64_t val, val2;	 /* val2: AvgRuntime's upper bound */
 	char str[STRATA_CGRP_STR_LEN];
 };
 

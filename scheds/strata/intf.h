@@ -55,6 +55,8 @@ enum strata_match_kind {
 	STRATA_M_TGID,
 	STRATA_M_GROUP_LEADER, /* val: 1 = must be leader, 0 = must not */
 	STRATA_M_KTHREAD,      /* val: 1 = must be a kthread, 0 = must not */
+	STRATA_M_NUMA_NODE,    /* val: the task's affinity lies within this node */
+	STRATA_M_AVG_RUNTIME,  /* val <= average run time per schedule (us) < val2 */
 	STRATA_NR_MATCH_KINDS,
 };
 
@@ -72,6 +74,7 @@ struct strata_match {
 	u8 end_block; /* last matcher of its AND block */
 	u8 cg_bit;
 	s32 val;
+	s32 val2;		   /* STRATA_M_AVG_RUNTIME's upper bound */
 	char str[STRATA_COMM_LEN]; /* comm prefix, NUL-terminated */
 };
 

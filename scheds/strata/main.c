@@ -237,6 +237,9 @@ static int fill_matchers(struct scx_strata *skel)
 
 				m->kind = (u8)mc->kind;
 				m->val = (s32)mc->val;
+				m->val2 = (s32)mc->val2;
+				if (mc->kind == STRATA_M_AVG_RUNTIME)
+					skel->rodata->match_runtime = true;
 				if (mc->kind == STRATA_M_CGROUP) {
 					m->cg_bit = (u8)cg;
 					st.cg_match[cg++] = (struct strata_match_cfg *)mc;

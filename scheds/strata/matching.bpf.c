@@ -2,9 +2,9 @@
 /*
  * scx_strata: matching. Which layer a task belongs to: the loader
  * flattens each layer's match blocks (comm, parent comm, cgroup, nice,
- * ids, leader, kthread) into flat[], evaluated here in order; a task is
- * matched again when it is renamed or changes cgroup, and the per-layer
- * task counts follow it.
+ * ids, leader, kthread, NUMA node) into flat[], evaluated here in order; a
+ * task is matched again when it is renamed or changes cgroup, nice or
+ * affinity, and the per-layer task counts follow it.
  */
 #include "strata.bpf.h"
 
@@ -25,6 +25,8 @@ struct tinfo {
 	s32 nice;
 	u32 uid, gid, pid, ppid, tgid;
 	bool leader, kthread;
+	const struct cpumask *cpus;
+	u64 avg_runtime_us;
 };
 
 static __always_inline bool has_prefix(const char *s, const volatile char *pat)
@@ -76,6 +78,14 @@ static bool eval(const volatile struct strata_match *m, const struct tinfo *ti)
 		return ti->leader == !!m->val;
 	case STRATA_M_KTHREAD:
 		return ti->kthread == !!m->val;
+	case STRATA_M_AVG_RUNTIME:
+		return ti->avg_runtime_us >= (u32)m->val && ti->avg_runtime_us < (u32)m->val2;
+	case STRATA_M_NUMA_NODE: {
+		/* as scx_layered: the task may only run on this node's CPUs */
+		const struct cpumask *node = scxk_node_cpumask((u32)m->val & (SCXK_MAX_NODES - 1));
+
+		return node && bpf_cpumask_subset(ti->cpus, node);
+	}
 	}
 	return false;
 }
@@ -86,7 +96,7 @@ static u64 task_cgid(struct task_struct *p)
 }
 
 /* The first layer whose AND block all match; the last layer is the catch-all. */
-static u32 match_layer(struct task_struct *p, u64 cgid)
+static u32 match_layer(struct task_struct *p, u64 cgid, u64 avg_runtime)
 {
 	struct task_struct *leader = BPF_CORE_READ(p, group_leader);
 	struct tinfo ti = {};
@@ -107,6 +117,8 @@ static u32 match_layer(struct task_struct *p, u64 cgid)
 	ti.ppid = BPF_CORE_READ(p, real_parent, tgid);
 	ti.leader = p->pid == p->tgid;
 	ti.kthread = p->flags & PF_KTHREAD;
+	ti.cpus = p->cpus_ptr;
+	ti.avg_runtime_us = avg_runtime / SCXK_NSEC_PER_USEC;
 
 	bpf_for (i, 0, nr_flat) {
 		const volatile struct strata_match *m = &flat[i & (STRATA_MAX_FLAT - 1)];
@@ -126,11 +138,12 @@ static u32 match_layer(struct task_struct *p, u64 cgid)
 __hidden void rematch(struct task_struct *p, struct task_ctx *tctx, bool first)
 {
 	u64 cgid = task_cgid(p);
-	u32 l = LAYER_IDX(match_layer(p, cgid));
+	u32 l = LAYER_IDX(match_layer(p, cgid, tctx->avg_runtime));
 
 	bpf_probe_read_kernel(tctx->comm, sizeof(tctx->comm), p->comm);
 	tctx->cgid = cgid;
 	tctx->cg_gen = READ_ONCE(cg_gen);
+	tctx->matched_at = scxk_now();
 	if (first) {
 		tctx->layer = l;
 		__sync_fetch_and_add(&layer_nr_tasks[l], 1);

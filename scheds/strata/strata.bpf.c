@@ -36,6 +36,8 @@ const volatile struct strata_layer_bpf layers[STRATA_MAX_LAYERS];
 const volatile struct strata_match flat[STRATA_MAX_FLAT];
 const volatile u32 nr_layers = 1;
 const volatile u32 nr_flat;
+/* Some layer has an AvgRuntime matcher: track run times and re-match. */
+const volatile bool match_runtime;
 const volatile u64 slice_ns = 20 * SCXK_NSEC_PER_MSEC;	    /* --slice-us */
 const volatile u64 lo_fb_wait_ns = 10 * SCXK_NSEC_PER_MSEC; /* --lo-fb-wait-us */
 const volatile u64 antistall_ns = 3 * SCXK_NSEC_PER_SEC;    /* --antistall-sec, 0 = off */
@@ -428,7 +430,7 @@ void BPF_STRUCT_OPS(strata_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = task_ctx(p);
 	struct cpu_ctx *cc = scxk_percpu_ctx(&cpu_ctxs);
-	u64 ran;
+	u64 ran, now;
 	u32 l;
 
 	if (cc)
@@ -436,8 +438,21 @@ void BPF_STRUCT_OPS(strata_stopping, struct task_struct *p, bool runnable)
 	if (!tctx || !tctx->run_at)
 		return;
 	l = tctx->layer;
-	ran = scxk_now() - tctx->run_at;
+	now = scxk_now();
+	ran = now - tctx->run_at;
 	tctx->run_at = 0;
+	/*
+	 * AvgRuntime: the average moves with every run, so tasks are matched
+	 * again as it does, at most every STRATA_RUNTIME_REMATCH_NS (as
+	 * scx_layered refreshes such layers periodically).
+	 */
+	if (match_runtime) {
+		tctx->avg_runtime = scxk_calc_avg(tctx->avg_runtime, ran);
+		if (now - tctx->matched_at > STRATA_RUNTIME_REMATCH_NS) {
+			rematch(p, tctx, false);
+			l = tctx->layer;
+		}
+	}
 	if (tctx->fallback) {
 		scxk_stat_add(STRATA_STAT_FB_RUNTIME, ran);
 		return;
@@ -465,6 +480,15 @@ void BPF_STRUCT_OPS(strata_set_weight, struct task_struct *p, u32 weight)
 	struct task_ctx *tctx = task_ctx(p);
 
 	/* A nice change: NiceAbove/NiceBelow/NiceEquals may now say otherwise. */
+	if (tctx)
+		rematch(p, tctx, false);
+}
+
+/* An affinity change: NumaNode may now say otherwise. */
+void BPF_STRUCT_OPS(strata_set_cpumask, struct task_struct *p, const struct cpumask *cpumask)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
 	if (tctx)
 		rematch(p, tctx, false);
 }
@@ -588,6 +612,7 @@ SCXK_OPS_DEFINE(strata_ops, .select_cpu = (void *)strata_select_cpu,
 		.enqueue = (void *)strata_enqueue, .dispatch = (void *)strata_dispatch,
 		.running = (void *)strata_running, .stopping = (void *)strata_stopping,
 		.yield = (void *)strata_yield, .set_weight = (void *)strata_set_weight,
+		.set_cpumask = (void *)strata_set_cpumask,
 		.cgroup_move = (void *)strata_cgroup_move, .enable = (void *)strata_enable,
 		.init_task = (void *)strata_init_task, .exit_task = (void *)strata_exit_task,
 		.cpu_acquire = (void *)strata_cpu_acquire,

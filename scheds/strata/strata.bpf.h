@@ -51,6 +51,8 @@ extern u64 dsq_since[STRATA_MAX_LAYERS + 1][SCXK_MAX_LLCS];
 #define NR_MASKS     (STRATA_MAX_LAYERS + 2)
 #define LAYER_IDX(l) ((u32)(l) & (STRATA_MAX_LAYERS - 1))
 #define LLC_IDX(l)   ((u32)(l) & (SCXK_MAX_LLCS - 1))
+/* How often a task is matched again while AvgRuntime matchers follow its runs. */
+#define STRATA_RUNTIME_REMATCH_NS (100 * SCXK_NSEC_PER_MSEC)
 
 __strata_shared SCXK_MASK_SLOTS(masks, NR_MASKS);
 
@@ -69,7 +71,9 @@ struct task_ctx {
 	u64 enq_at;
 	u64 run_at;
 	s32 last_cpu;
-	bool fallback; /* custom affinity: served from the fallback DSQ */
+	bool fallback;	 /* custom affinity: served from the fallback DSQ */
+	u64 avg_runtime; /* per schedule, EWMA (AvgRuntime matchers only) */
+	u64 matched_at;	 /* when last matched */
 };
 __strata_shared SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 

@@ -114,6 +114,11 @@ static void test_every_matcher(void **state)
 	assert_int_equal(l->growth, STRATA_GROW_ROUND_ROBIN);
 	assert_int_equal(l->nr_nodes, 1);
 	assert_int_equal(l->nr_llcs, 2);
+	assert_int_equal(cfg.layers[4].m[1][0].kind, STRATA_M_NUMA_NODE);
+	assert_int_equal(cfg.layers[4].m[1][0].val, 1);
+	assert_int_equal(cfg.layers[4].m[1][1].kind, STRATA_M_AVG_RUNTIME);
+	assert_int_equal(cfg.layers[4].m[1][1].val, 1000);
+	assert_int_equal(cfg.layers[4].m[1][1].val2, 50000);
 	assert_int_equal(l->llcs[1], 2);
 	assert_int_equal(cfg.layers[2].growth, STRATA_GROW_BIG_LITTLE);
 	assert_int_equal(cfg.layers[2].placement, STRATA_PLACE_FLOATING);
