@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -527,6 +528,49 @@ static json_t *dom_set_cpus(uint64_t set)
 	return json_string(buf);
 }
 
+/* The struct of "domains": what domains_json() sends for each domain, for stats_meta. */
+#define DOM_FIELD(name, type, unit, help)                                                          \
+	{                                                                                          \
+		name, SCXK_STAT_##type, help, unit, SCXK_STAT_KIND_VAL, 0                          \
+	}
+static const struct scxk_stat_desc dom_fields[] = {
+	DOM_FIELD("cpus", STRING, "", "the domain's CPUs, as a list"),
+	DOM_FIELD("node", U64, "", "its NUMA node"),
+	DOM_FIELD("online_cpus", U64, "", "its online CPUs at the last round"),
+	DOM_FIELD("load", FLOAT, "nice-0 tasks", "its load at the last round"),
+	DOM_FIELD("imbal_pct", FLOAT, "%", "its imbalance at the last round, signed"),
+	DOM_FIELD("util_pct", FLOAT, "%", "its utilisation over the last tuner interval"),
+};
+
+static const struct scxk_stats_struct dom_struct = {
+	.name = "DomainStats",
+	.desc = "one scheduling domain (an LLC, or a --cpumasks value)",
+	.fields = dom_fields,
+	.nr_fields = sizeof(dom_fields) / sizeof(dom_fields[0]),
+	.om_prefix = "dom_",
+	.om_label = "domain",
+};
+
+/* "domains": the per-domain strings above as one object per domain, keyed by id */
+static json_t *domains_json(const struct snapshot *s, const double *dimb)
+{
+	char list[SCXK_CPULIST_BUF_LEN], id[16];
+	json_t *all = json_object();
+
+	for (int d = 0; all && d < doms.nr; d++) {
+		scxk_cpumask_format_list(&doms.dom[d].cpus, list, sizeof(list));
+		snprintf(id, sizeof(id), "%d", d);
+		json_object_set_new(all, id,
+				    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", "cpus", list, "node",
+					      (json_int_t)doms.dom[d].node, "online_cpus",
+					      (json_int_t)s->lb_cpus[d], "load",
+					      round(s->lb.dom_load[d] * 10) / 10, "imbal_pct",
+					      round(dimb[d] * 1000) / 10, "util_pct",
+					      round(s->util[d] * 1000) / 10));
+	}
+	return all;
+}
+
 static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 {
 	double dimb[BALANCE_MAX_DOMS], nimb[LB_MAX_NODES], fair;
@@ -579,6 +623,7 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	scxk_stats_set(r, BALANCE_DOM_UTIL, join(s.util, doms.nr, 100));
 	scxk_stats_set(r, BALANCE_NODE_LOAD, join(s.lb.node_load, doms.nr_nodes, 1));
 	scxk_stats_set(r, BALANCE_NODE_IMBAL, join(nimb, doms.nr_nodes, 100));
+	scxk_stats_set(r, BALANCE_DOMAINS, domains_json(&s, dimb));
 	return 0;
 }
 
@@ -589,6 +634,8 @@ static const struct scxk_sched_stats stats = {
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
 	.collect = stats_collect,
+	.subs = &dom_struct,
+	.nr_subs = 1,
 };
 
 /* ---- life cycle hooks ---- */

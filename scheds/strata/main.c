@@ -720,6 +720,44 @@ static const struct scxk_stat_desc stat_fields[] = {STRATA_STATS(SCXK_STAT_DESC)
 #define STRATA_LSTAT_NAME(id, name, help) [(id)] = (name),
 static const char *const lstat_names[STRATA_NR_LSTATS] = {STRATA_LSTATS(STRATA_LSTAT_NAME)};
 
+/* The struct of "layers": what layers_json() sends for each layer, declared for stats_meta. */
+#define LAYER_FIELD(name, type, unit, help)                                                        \
+	{                                                                                          \
+		name, SCXK_STAT_##type, help, unit, SCXK_STAT_KIND_VAL, 0                          \
+	}
+/* runtime_ns feeds util and is not sent */
+#define LAYER_LSTAT(id, name, help)                                                                \
+	{name,                                                                                     \
+	 SCXK_STAT_U64,                                                                            \
+	 help " (since the previous read)",                                                        \
+	 "",                                                                                       \
+	 (id) == STRATA_LS_RUNTIME_NS ? SCXK_STAT_KIND_RAW : SCXK_STAT_KIND_VAL,                   \
+	 0},
+static const struct scxk_stat_desc layer_fields[] = {
+	LAYER_FIELD("tasks", U64, "", "tasks in the layer"),
+	LAYER_FIELD("util", FLOAT, "CPUs", "CPU time run over the last interval"),
+	LAYER_FIELD("cpus", U64, "", "CPUs the layer holds"),
+	LAYER_FIELD("cpu_list", STRING, "", "those CPUs, as a list"),
+	LAYER_FIELD("target", U64, "", "CPUs the sizing wants for it"),
+	LAYER_FIELD("min_cpus", U64, "", "its lower bound"),
+	LAYER_FIELD("max_cpus", U64, "", "its upper bound"),
+	/* clang-format off */
+	STRATA_LSTATS(LAYER_LSTAT)
+	/* clang-format on */
+	LAYER_FIELD("lat_hist", ARRAY, "u64",
+		    "run-queue latency since the previous read: bucket b counts waits in "
+		    "[2^(b-1), 2^b) us"),
+};
+
+static const struct scxk_stats_struct layer_struct = {
+	.name = "LayerStats",
+	.desc = "one layer of the config",
+	.fields = layer_fields,
+	.nr_fields = sizeof(layer_fields) / sizeof(layer_fields[0]),
+	.om_prefix = "layer_",
+	.om_label = "layer_name",
+};
+
 /* "layers": one object per layer; its counters are deltas since this client's previous read. */
 static json_t *layers_json(const struct strata_lstats *ls, struct strata_lstats *prev)
 {
@@ -776,6 +814,8 @@ static const struct scxk_sched_stats stats = {
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
 	.state_size = sizeof(struct strata_lstats) * STRATA_MAX_LAYERS,
 	.collect = stats_collect,
+	.subs = &layer_struct,
+	.nr_subs = 1,
 };
 
 static struct scxk_sched sched = {
