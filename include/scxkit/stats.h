@@ -285,6 +285,23 @@ void scxk_stats_print_meta(const struct scxk_stats_ops *ops, FILE *out);
  */
 json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops);
 
+/**
+ * scxk_stats_openmetrics - a server's stats as OpenMetrics text
+ * @meta: its stats_meta response
+ * @stats: its response to {"target":"top"}
+ * @prefix: prepended to every metric name ("scx_"), or NULL
+ * @out: where the text goes, "# EOF" included
+ *
+ * Driven by @meta alone, so upstream scx_stats servers work too. Numbers
+ * become gauges, strings info metrics (NAME_info{NAME="value"} 1), arrays
+ * gauges labelled index="i", and a dict of structs one family per struct
+ * field, named by the struct's _om_prefix and labelled by its _om_label.
+ *
+ * Return: 0, or -EINVAL if @meta has no top struct or two fields map to
+ * one metric name (the text is still complete and valid).
+ */
+int scxk_stats_openmetrics(json_t *meta, json_t *stats, const char *prefix, FILE *out);
+
 /** scxk_stats_type_name - "u64", "i64", "float" or "string"; "?" if unknown */
 const char *scxk_stats_type_name(enum scxk_stat_type type);
 

@@ -547,7 +547,7 @@ static const struct scxk_stats_struct dom_struct = {
 	.desc = "one scheduling domain (an LLC, or a --cpumasks value)",
 	.fields = dom_fields,
 	.nr_fields = sizeof(dom_fields) / sizeof(dom_fields[0]),
-	.om_prefix = "dom_",
+	.om_prefix = "domain_",
 	.om_label = "domain",
 };
 
