@@ -45,6 +45,7 @@ struct cmd {
 
 static int cmd_list(int argc, char **argv, const struct scxctl_opts *o);
 static int cmd_status(int argc, char **argv, const struct scxctl_opts *o);
+static int cmd_metrics(int argc, char **argv, const struct scxctl_opts *o);
 static int cmd_start(int argc, char **argv, const struct scxctl_opts *o);
 static int cmd_switch(int argc, char **argv, const struct scxctl_opts *o);
 static int cmd_stop(int argc, char **argv, const struct scxctl_opts *o);
@@ -55,6 +56,10 @@ static const struct cmd cmds[] = {
 	{"status", NULL,
 	 "show what sched_ext runs: state, scheduler, its process and start time, its stats",
 	 cmd_status},
+	{"metrics", "[SOCKET]",
+	 "print the running scheduler's stats (or those served on SOCKET) as OpenMetrics text; "
+	 "counters are the deltas over one second",
+	 cmd_metrics},
 	{"start", "NAME [-- ARGS...]",
 	 "start scheduler NAME with ARGS; fails if a scheduler already runs", cmd_start, true},
 	{"switch", "NAME [-- ARGS...]",
@@ -115,6 +120,7 @@ static const char examples[] = "  scxctl list\n"
 			       "  scxctl start brisk -- -m performance\n"
 			       "  scxctl switch cadence\n"
 			       "  scxctl status\n"
+			       "  scxctl metrics\n"
 			       "  scxctl stop\n";
 
 static void usage(FILE *f)
@@ -300,6 +306,65 @@ static void print_stats(const char *path)
 		free(buf);
 	}
 	json_decref(resp);
+}
+
+/* How long metrics waits between its two reads: counters are deltas over it. */
+#define METRICS_WINDOW_MS 1000
+
+/*
+ * metrics [SOCKET]: stats_meta, then two reads on one connection so the
+ * per-connection deltas cover METRICS_WINDOW_MS, converted by the meta.
+ */
+static int cmd_metrics(int argc, char **argv, const struct scxctl_opts *o)
+{
+	const char *path = argc > 1 ? argv[1] : SCXK_STATS_DEFAULT_PATH;
+	struct scxk_stats_client *c = NULL;
+	json_t *meta = NULL, *stats = NULL;
+	struct scxctl_kstate ks;
+	struct scxctl_loader l;
+	int err;
+
+	(void)o;
+	if (argc > 2) {
+		scxk_log(SCXK_LOG_ERROR, "metrics takes at most one argument (a socket), got '%s'",
+			 argv[2]);
+		return SCXK_EXIT_USAGE;
+	}
+	/* without SOCKET: where the running scheduler serves (its --stats-socket) */
+	if (argc <= 1) {
+		scxctl_kstate_read(&ks);
+		if (!strcmp(ks.state, "enabled") && !scxctl_find_loader(ks.ops, &l))
+			path = l.stats_path;
+	}
+	err = scxk_stats_client_open(&c, path, STATS_TIMEOUT_MS);
+	if (!err)
+		err = scxk_stats_client_request(c, "{\"req\":\"stats_meta\"}", &meta);
+	if (!err)
+		err = scxk_stats_client_request(c, STATS_TOP_REQ, &stats);
+	if (!err) {
+		json_decref(stats);
+		stats = NULL;
+		usleep(METRICS_WINDOW_MS * 1000);
+		err = scxk_stats_client_request(c, STATS_TOP_REQ, &stats);
+	}
+	scxk_stats_client_close(c);
+	if (err) {
+		scxk_log(SCXK_LOG_ERROR, "no stats on %s: %s%s", path, strerror(-err),
+			 err == -EACCES ? " (run as root)" : "");
+		json_decref(meta);
+		return SCXK_EXIT_FAIL;
+	}
+	err = scxk_stats_openmetrics(meta, stats, "scx_", stdout);
+	json_decref(meta);
+	json_decref(stats);
+	if (err) {
+		scxk_log(SCXK_LOG_ERROR,
+			 "the stats on %s are not all expressible as OpenMetrics "
+			 "(no top struct, or two fields with one metric name)",
+			 path);
+		return SCXK_EXIT_FAIL;
+	}
+	return SCXK_EXIT_OK;
 }
 
 static int cmd_status(int argc, char **argv, const struct scxctl_opts *o)

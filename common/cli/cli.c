@@ -49,6 +49,7 @@ enum {
 	OPT_KCONFIG,
 	OPT_BTF_CUSTOM_PATH,
 	OPT_BPF_TOKEN_PATH,
+	OPT_HELP_UPSTREAM,
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
@@ -61,6 +62,7 @@ struct added_opt {
 	uint64_t min, max;
 	const char *help;
 	const char *dfl;
+	bool optval; /* as scxk_opt.optval: --relaxed-maps[=BOOL] */
 };
 
 /* Help texts of the options both sets below have. */
@@ -102,8 +104,10 @@ static const struct added_opt common_opts[] = {
 	{"run-id", OPT_RUN_ID, "ID", SCXK_OPT_U64, 0, 0,
 	 "a tag for this run, logged when it starts", "none"},
 	/* libbpf's options for opening the object, as upstream's loaders pass them. */
+	/* A bool upstream: --relaxed-maps true; alone it means true here. */
 	{"relaxed-maps", OPT_RELAXED_MAPS, NULL, SCXK_OPT_FLAG, 0, 0,
-	 "libbpf: parse map definitions non-strictly", NULL},
+	 "libbpf: parse map definitions non-strictly (upstream's '--relaxed-maps true|false' too)",
+	 NULL, true},
 	{"pin-root-path", OPT_PIN_ROOT_PATH, "PATH", SCXK_OPT_STRING, 0, 0,
 	 "libbpf: the directory maps with a pinning attribute are pinned in", "/sys/fs/bpf"},
 	{"kconfig", OPT_KCONFIG, "TEXT", SCXK_OPT_STRING, 0, 0,
@@ -123,8 +127,14 @@ static const struct added_opt common_opts[] = {
 	{"help-man", OPT_HELP_MAN, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "print the OPTIONS section of the man page (scdoc)", NULL},
 	{"help-options", OPT_HELP_OPTIONS, NULL, SCXK_OPT_FLAG, 0, 0, HELP_HELP_OPTIONS, NULL},
+	{"help-upstream", OPT_HELP_UPSTREAM, NULL, SCXK_OPT_FLAG, 0, 0,
+	 "print the upstream scheduler's options and what each becomes here (Markdown table "
+	 "rows, as in the README)",
+	 NULL},
 	{"check-args", OPT_CHECK_ARGS, NULL, SCXK_OPT_FLAG, 0, 0,
-	 "only parse the options and exit; reads no file and writes nothing", NULL},
+	 "only parse the options, print their values (name=value) and exit; reads no file and "
+	 "writes nothing",
+	 NULL},
 #ifdef SCXK_FAULT_INJECTION
 	/* PID 1 and the kernel's own threads are never a sensible victim. */
 	{"fault-starve-tgid", OPT_FAULT_STARVE, "TGID", SCXK_OPT_U64, 2,
@@ -192,6 +202,24 @@ int scxk_parse_double(const char *s, double *out)
 	return 0;
 }
 
+int scxk_parse_virt_llc(const char *arg, void *dest)
+{
+	char buf[48], *dash;
+	uint64_t lo, hi;
+
+	(void)dest;
+	if (strlen(arg) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, arg);
+	dash = strchr(buf, '-');
+	if (!dash)
+		return -EINVAL;
+	*dash = '\0';
+	if (scxk_parse_u64(buf, &lo) || scxk_parse_u64(dash + 1, &hi) || !lo || lo > hi)
+		return -EINVAL;
+	return 0;
+}
+
 static const char *opt_dfl(const struct scxk_opt *o, char *buf, size_t len)
 {
 	if (o->dfl)
@@ -239,6 +267,14 @@ void scxk_cli_print_help_opt(FILE *f, int width, int short_opt, const char *name
 	fputc('\n', f);
 }
 
+static bool has_ignored(const struct scxk_cli *cli)
+{
+	for (const struct scxk_opt *o = cli->opts; o && o->name; o++)
+		if (o->ignored)
+			return true;
+	return false;
+}
+
 static void usage(const struct scxk_cli *cli, const struct added *add, FILE *f)
 {
 	const struct scxk_opt *o;
@@ -249,8 +285,15 @@ static void usage(const struct scxk_cli *cli, const struct added *add, FILE *f)
 		cli->positional && cli->args ? " " : "",
 		cli->positional && cli->args ? cli->args : "", cli->summary);
 	for (o = cli->opts; o && o->name; o++)
-		scxk_cli_print_help_opt(f, HELP_COLUMN, o->short_opt, o->name, o->metavar, o->help,
-					opt_dfl(o, buf, sizeof(buf)), o->choices);
+		if (o->type != SCXK_OPT_COMMON && !o->ignored)
+			scxk_cli_print_help_opt(f, HELP_COLUMN, o->short_opt, o->name, o->metavar,
+						o->help, opt_dfl(o, buf, sizeof(buf)), o->choices);
+	if (has_ignored(cli))
+		fputs("\nUpstream options accepted and ignored (see --help-upstream):\n", f);
+	for (o = cli->opts; o && o->name; o++)
+		if (o->ignored)
+			scxk_cli_print_help_opt(f, HELP_COLUMN, o->short_opt, o->name, o->metavar,
+						o->ignored, NULL, NULL);
 	/* A tool's few added options close its own list. */
 	if (add->sched)
 		fputs("\nCommon options:\n", f);
@@ -301,9 +344,18 @@ static void print_man(const struct scxk_cli *cli, FILE *f)
 	char buf[64];
 	size_t i;
 
-	for (o = cli->opts; o && o->name; o++)
-		scxk_cli_print_man_opt(f, o->short_opt, o->name, o->metavar, o->help,
-				       opt_dfl(o, buf, sizeof(buf)));
+	for (o = cli->opts; o && o->name; o++) {
+		char why[512];
+
+		if (o->type == SCXK_OPT_COMMON)
+			continue;
+		if (o->ignored)
+			snprintf(why, sizeof(why), "Upstream's; accepted and ignored: %s",
+				 o->ignored);
+		scxk_cli_print_man_opt(f, o->short_opt, o->name, o->metavar,
+				       o->ignored ? why : o->help,
+				       o->ignored ? NULL : opt_dfl(o, buf, sizeof(buf)));
+	}
 	for (i = 0; i < NR_COMMON; i++)
 		scxk_cli_print_man_opt(f, common_opts[i].id, common_opts[i].name,
 				       common_opts[i].metavar, common_opts[i].help,
@@ -325,6 +377,8 @@ static const char *type_name(enum scxk_opt_type type)
 		return "choice";
 	case SCXK_OPT_CUSTOM:
 		return "custom";
+	case SCXK_OPT_COMMON:
+		return "common";
 	}
 	return "?";
 }
@@ -369,8 +423,9 @@ static void print_options(const struct scxk_cli *cli, const struct added *add, F
 	size_t i;
 
 	for (o = cli->opts; o && o->name; o++)
-		print_opt_line(f, o->name, o->type, o->short_opt, o->metavar, o->min, o->max,
-			       o->type == SCXK_OPT_CHOICE ? o->choices : NULL);
+		if (o->type != SCXK_OPT_COMMON)
+			print_opt_line(f, o->name, o->type, o->short_opt, o->metavar, o->min,
+				       o->max, o->type == SCXK_OPT_CHOICE ? o->choices : NULL);
 	for (i = 0; i < add->nr; i++)
 		print_opt_line(f, add->opts[i].name, add->opts[i].type, add->opts[i].id,
 			       add->opts[i].metavar, add->opts[i].min, add->opts[i].max, NULL);
@@ -393,15 +448,35 @@ static int bad(const struct scxk_cli *cli, const char *fmt, const char *a, const
 	return scxk_cli_error(cli->prog, fmt, a, b);
 }
 
+/* upstream's bools (clap's BoolishValueParser is stricter: true or false only) */
+static int parse_bool(const char *arg, bool *out)
+{
+	if (!strcmp(arg, "true"))
+		*out = true;
+	else if (!strcmp(arg, "false"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Check @arg as @o's type says and store it, unless @o is an ignored
+ * upstream option (no @dest). A FLAG's @arg is NULL, or its optional value.
+ */
 static int set_opt(const struct scxk_cli *cli, const struct scxk_opt *o, const char *arg)
 {
+	bool store = o->dest, b = true;
 	uint64_t u;
 	double d;
 	int err;
 
 	switch (o->type) {
 	case SCXK_OPT_FLAG:
-		*(bool *)o->dest = true;
+		if (arg && (o->parse ? o->parse(arg, o->dest) : parse_bool(arg, &b)))
+			return bad(cli, "--%s: invalid value '%s'", o->name, arg);
+		if (store && !o->parse)
+			*(bool *)o->dest = b;
 		return 0;
 	case SCXK_OPT_U64:
 		if ((err = scxk_parse_u64(arg, &u)))
@@ -412,24 +487,28 @@ static int set_opt(const struct scxk_cli *cli, const struct scxk_opt *o, const c
 			snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, o->min, o->max);
 			return bad(cli, "--%s: value out of range %s", o->name, range);
 		}
-		*(uint64_t *)o->dest = u;
+		if (store)
+			*(uint64_t *)o->dest = u;
 		return 0;
 	case SCXK_OPT_DOUBLE:
 		if ((err = scxk_parse_double(arg, &d)))
 			return bad(cli, "--%s: '%s' is not a non-negative number", o->name, arg);
 		if (d < (double)o->min || (o->max && d > (double)o->max))
 			return bad(cli, "--%s: '%s' is out of range", o->name, arg);
-		*(double *)o->dest = d;
+		if (store)
+			*(double *)o->dest = d;
 		return 0;
 	case SCXK_OPT_STRING:
 		if (!*arg)
 			return bad(cli, "--%s: empty value%s", o->name, "");
-		*(const char **)o->dest = arg;
+		if (store)
+			*(const char **)o->dest = arg;
 		return 0;
 	case SCXK_OPT_CHOICE:
 		for (int i = 0; o->choices[i]; i++) {
 			if (!strcmp(arg, o->choices[i])) {
-				*(const char **)o->dest = o->choices[i];
+				if (store)
+					*(const char **)o->dest = o->choices[i];
 				return 0;
 			}
 		}
@@ -438,6 +517,8 @@ static int set_opt(const struct scxk_cli *cli, const struct scxk_opt *o, const c
 		if ((err = o->parse(arg, o->dest)))
 			return bad(cli, "--%s: invalid value '%s'", o->name, arg);
 		return 0;
+	case SCXK_OPT_COMMON:
+		break;
 	}
 	return -EINVAL;
 }
@@ -476,6 +557,110 @@ int scxk_parse_log_level(const char *arg, int *verbose)
 		return -EINVAL;
 	*verbose = best;
 	return 0;
+}
+
+/* "-L --slice-min-us" as "`-L`, `--slice-min-us`" */
+static void print_spellings(FILE *f, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, " ");
+
+		fprintf(f, "%s`%.*s`", p == list ? "" : ", ", (int)len, p);
+		p += len;
+		p += strspn(p, " ");
+	}
+}
+
+/*
+ * --help-upstream: the README's table, from the same declarations the
+ * parser uses (tests/upstream/test_upstream_args.py checks every README
+ * holds exactly these rows).
+ */
+static void print_upstream(const struct scxk_cli *cli, FILE *f)
+{
+	const struct scxk_opt *o;
+	char own[128];
+
+	fputs("| upstream | here |\n|---|---|\n", f);
+	for (o = cli->opts; o && o->name; o++) {
+		if (!o->upstream && !o->ignored)
+			continue;
+		fputs("| ", f);
+		if (o->upstream) {
+			print_spellings(f, o->upstream);
+		} else {
+			if (o->short_opt > 0 && o->short_opt < 0x100)
+				fprintf(f, "`-%c`, ", o->short_opt);
+			fprintf(f, "`--%s`", o->name);
+		}
+		if (o->ignored) {
+			fprintf(f, " | accepted, ignored: %s |\n", o->ignored);
+			continue;
+		}
+		if (o->short_opt > 0 && o->short_opt < 0x100 && o->type != SCXK_OPT_COMMON)
+			snprintf(own, sizeof(own), "`-%c`, `--%s`", o->short_opt, o->name);
+		else
+			snprintf(own, sizeof(own), "`--%s`", o->name);
+		fprintf(f, " | %s%s%s |\n", own, o->note ? "; " : "", o->note ? o->note : "");
+	}
+	fputs("| `--stats`, `--monitor`, `--help-stats`, `--exit-dump-len`, `-v`, `-V`, "
+	      "`--log-level`, `--run-id`, `--relaxed-maps`, `--pin-root-path`, `--kconfig`, "
+	      "`--btf-custom-path`, `--bpf-token-path` (where upstream has them) | the same "
+	      "(common options); `--exit-dump-len 0` is the default length, `--log-level` sets "
+	      "the verbosity |\n",
+	      f);
+}
+
+static const char *flag_str(bool b)
+{
+	return b ? "true" : "false";
+}
+
+void scxk_cli_print_values(const struct scxk_cli *cli, const struct scxk_common_opts *c, FILE *f)
+{
+	const struct scxk_opt *o;
+	char buf[128];
+	const char *v;
+
+	for (o = cli->opts; o && o->name; o++) {
+		if (o->type == SCXK_OPT_COMMON || o->ignored || !o->dest)
+			continue;
+		switch (o->type) {
+		case SCXK_OPT_FLAG:
+			v = flag_str(*(bool *)o->dest);
+			break;
+		case SCXK_OPT_U64:
+			snprintf(buf, sizeof(buf), "%" PRIu64, *(uint64_t *)o->dest);
+			v = buf;
+			break;
+		case SCXK_OPT_DOUBLE:
+			snprintf(buf, sizeof(buf), "%g", *(double *)o->dest);
+			v = buf;
+			break;
+		case SCXK_OPT_CUSTOM:
+			v = o->show ? o->show(o->dest, buf, sizeof(buf)) : NULL;
+			break;
+		default:
+			v = *(const char **)o->dest;
+			break;
+		}
+		fprintf(f, "%s=%s\n", o->name, v ? v : "-");
+	}
+	fprintf(f, "partial=%s\nexit-dump-len=%" PRIu64 "\nverbose=%d\n", flag_str(c->partial),
+		c->exit_dump_len, c->verbose);
+	fprintf(f, "stats=%g\nmonitor=%g\nstats-socket=%s\n", c->stats_interval,
+		c->monitor_interval, c->stats_path);
+	if (c->has_run_id)
+		fprintf(f, "run-id=%" PRIu64 "\n", c->run_id);
+	else
+		fputs("run-id=-\n", f);
+	fprintf(f, "relaxed-maps=%s\n", flag_str(c->relaxed_maps));
+	fprintf(f, "pin-root-path=%s\nkconfig=%s\nbtf-custom-path=%s\nbpf-token-path=%s\n",
+		c->pin_root_path ? c->pin_root_path : "-", c->kconfig ? c->kconfig : "-",
+		c->btf_custom_path ? c->btf_custom_path : "-",
+		c->bpf_token_path ? c->bpf_token_path : "-");
 }
 
 static int common_index(int id)
@@ -550,6 +735,8 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		return 0;
 	case OPT_RELAXED_MAPS:
 		c->relaxed_maps = true;
+		if (arg && parse_bool(arg, &c->relaxed_maps))
+			return bad(cli, "--relaxed-maps: '%.64s' is not true or false%s", arg, "");
 		return 0;
 	case OPT_PIN_ROOT_PATH:
 	case OPT_KCONFIG:
@@ -587,39 +774,143 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 	return -EINVAL;
 }
 
+/*
+ * The getopt tables of one parse: the binary's options, the added set, and
+ * the upstream spellings of the binary's options (aliases). @shorts maps a
+ * short letter to the value parse() dispatches on.
+ */
+struct tables {
+	struct option lopts[256];
+	char sopts[160];
+	int nr_long;
+	size_t nr_short;
+	int shorts[256];
+	char names[4096]; /* the aliases' long names */
+	size_t used;
+};
+
+static int own_val(const struct scxk_opt *o, int own)
+{
+	return o->short_opt ? o->short_opt : OPT_FIRST_OWN + own;
+}
+
+static int long_has_arg(bool flag, bool optval)
+{
+	if (optval)
+		return optional_argument;
+	return flag ? no_argument : required_argument;
+}
+
+static void add_long(struct tables *t, const char *name, int has_arg, int val)
+{
+	if (t->nr_long < (int)(sizeof(t->lopts) / sizeof(t->lopts[0])) - 1)
+		t->lopts[t->nr_long++] = (struct option){name, has_arg, NULL, val};
+}
+
+static void add_short(struct tables *t, int c, bool has_arg, int val)
+{
+	if (c <= 0 || c >= 0x100 || t->shorts[c] || t->nr_short >= sizeof(t->sopts) - 3)
+		return;
+	t->sopts[t->nr_short++] = (char)c;
+	if (has_arg)
+		t->sopts[t->nr_short++] = ':';
+	t->shorts[c] = val;
+}
+
+/* The aliases in @o->upstream ("-L --slice-min-us"); their storage is static. */
+static void add_upstream(struct tables *t, const struct scxk_opt *o, int val, bool has_arg)
+{
+	const char *p = o->upstream;
+
+	while (p && *p) {
+		size_t len = strcspn(p, " ");
+
+		if (len == 2 && p[0] == '-' && p[1] != '-') {
+			add_short(t, (unsigned char)p[1], has_arg, val);
+		} else if (len > 2 && !strncmp(p, "--", 2) &&
+			   (strlen(o->name) != len - 2 || strncmp(p + 2, o->name, len - 2)) &&
+			   t->used + len < sizeof(t->names)) {
+			char *name = t->names + t->used;
+
+			memcpy(name, p + 2, len - 2);
+			name[len - 2] = '\0';
+			add_long(t, name, long_has_arg(!has_arg, o->optval), val);
+			t->used += len - 1;
+		}
+		p += len;
+		p += strspn(p, " ");
+	}
+}
+
+static void build_tables(const struct scxk_cli *cli, const struct added *add, struct tables *t)
+{
+	const struct scxk_opt *o;
+	size_t i;
+	int own = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->sopts[t->nr_short++] = ':';
+	add_short(t, 'h', false, 'h');
+	add_short(t, 'V', false, 'V');
+	if (add->sched)
+		add_short(t, 'v', false, 'v');
+	for (i = 0; i < add->nr; i++)
+		add_long(t, add->opts[i].name,
+			 long_has_arg(!add->opts[i].metavar, add->opts[i].optval), add->opts[i].id);
+	for (o = cli->opts; o && o->name; o++, own++) {
+		bool flag = o->type == SCXK_OPT_FLAG;
+
+		if (o->type == SCXK_OPT_COMMON) {
+			/* upstream's letter for a common option: dispatch as its id */
+			for (i = 0; i < add->nr; i++)
+				if (!strcmp(add->opts[i].name, o->name))
+					add_short(t, o->short_opt, add->opts[i].metavar,
+						  add->opts[i].id);
+			continue;
+		}
+		add_long(t, o->name, long_has_arg(flag, o->optval), own_val(o, own));
+		add_short(t, o->short_opt, !flag, own_val(o, own));
+		add_upstream(t, o, own_val(o, own), !flag);
+	}
+	t->lopts[t->nr_long] = (struct option){0};
+}
+
+/*
+ * A FLAG with an optional value also takes upstream's separate word
+ * ("--relaxed-maps true"); a multi-value option the words up to the next
+ * option. Moving optind over them is what getopt does for a value.
+ */
+static const char *next_word(int argc, char **argv, bool bool_only)
+{
+	const char *w = optind < argc ? argv[optind] : NULL;
+
+	if (!w || w[0] == '-' || (bool_only && strcmp(w, "true") && strcmp(w, "false")))
+		return NULL;
+	optind++;
+	return w;
+}
+
+static void notice_ignored(const struct scxk_cli *cli, const struct scxk_opt *o)
+{
+	fprintf(stderr, "%s: note: upstream's --%s is accepted and ignored: %s\n", cli->prog,
+		o->name, o->ignored);
+}
+
 /* @common is NULL for the tool set (scxk_cli_parse_opts()), set for a scheduler's. */
 static int parse(const struct scxk_cli *cli, const struct added *add, int argc, char **argv,
 		 struct scxk_common_opts *common)
 {
-	struct option lopts[128];
-	char sopts[128] = ":";
+	static struct tables t;
 	const struct scxk_opt *o;
-	int nr = 0, own = 0, c, err;
-	size_t i, sl = 1;
+	const char *arg, *w;
+	int own, c, err;
 
 	if (common) {
 		memset(common, 0, sizeof(*common));
 		common->exit_dump_len = SCXK_UEI_DUMP_DFL_LEN;
 		common->stats_path = SCXK_STATS_DEFAULT_PATH;
 	}
-
-	for (o = cli->opts; o && o->name; o++, own++) {
-		int has_arg = o->type == SCXK_OPT_FLAG ? no_argument : required_argument;
-
-		lopts[nr++] = (struct option){o->name, has_arg, NULL,
-					      o->short_opt ? o->short_opt : OPT_FIRST_OWN + own};
-		if (o->short_opt && sl < sizeof(sopts) - 3) {
-			sopts[sl++] = (char)o->short_opt;
-			if (has_arg == required_argument)
-				sopts[sl++] = ':';
-		}
-	}
-	for (i = 0; i < add->nr; i++)
-		lopts[nr++] = (struct option){
-			add->opts[i].name, add->opts[i].metavar ? required_argument : no_argument,
-			NULL, add->opts[i].id};
-	lopts[nr] = (struct option){0};
-	strncat(sopts, common ? "vVh" : "Vh", sizeof(sopts) - sl - 1);
+	build_tables(cli, add, &t);
 
 	/*
 	 * 0, not 1: glibc then also forgets its position inside a previous
@@ -628,11 +919,13 @@ static int parse(const struct scxk_cli *cli, const struct added *add, int argc, 
 	 */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, t.sopts, t.lopts, NULL)) != -1) {
 		if (c == '?')
 			return bad(cli, "unknown option '%s'%s", argv[optind - 1], "");
 		if (c == ':')
 			return bad(cli, "option '%s' needs a value%s", argv[optind - 1], "");
+		if (c > 0 && c < 0x100 && t.shorts[c])
+			c = t.shorts[c];
 		if (c == 'h') {
 			usage(cli, add, stdout);
 			return SCXK_CLI_DONE;
@@ -649,24 +942,40 @@ static int parse(const struct scxk_cli *cli, const struct added *add, int argc, 
 			print_options(cli, add, stdout);
 			return SCXK_CLI_DONE;
 		}
+		if (common && c == OPT_HELP_UPSTREAM) {
+			print_upstream(cli, stdout);
+			return SCXK_CLI_DONE;
+		}
 		if (common && c == 'v') {
 			common->verbose++;
 			continue;
 		}
 		if (common && c >= OPT_STATS && c < OPT_FIRST_OWN) {
-			if ((err = set_common(cli, c, optarg, common)))
+			int idx = common_index(c);
+
+			arg = optarg;
+			if (idx >= 0 && common_opts[idx].optval && !arg)
+				arg = next_word(argc, argv, true);
+			if ((err = set_common(cli, c, arg, common)))
 				return err;
 			continue;
 		}
 		own = 0;
-		for (o = cli->opts; o && o->name; o++, own++) {
-			if (c == (o->short_opt ? o->short_opt : OPT_FIRST_OWN + own))
+		for (o = cli->opts; o && o->name; o++, own++)
+			if (o->type != SCXK_OPT_COMMON && c == own_val(o, own))
 				break;
-		}
 		if (!o || !o->name)
 			return bad(cli, "unknown option '%s'%s", argv[optind - 1], "");
-		if ((err = set_opt(cli, o, optarg)))
+		arg = optarg;
+		if (o->type == SCXK_OPT_FLAG && o->optval && !arg)
+			arg = next_word(argc, argv, !o->parse);
+		if ((err = set_opt(cli, o, arg)))
 			return err;
+		while (o->multi && (w = next_word(argc, argv, false)))
+			if ((err = set_opt(cli, o, w)))
+				return err;
+		if (o->ignored)
+			notice_ignored(cli, o);
 	}
 	for (; optind < argc && cli->positional; optind++)
 		if (cli->positional(argv[optind]))

@@ -548,8 +548,10 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 		return SCXK_EXIT_OK;
 	if (err)
 		return SCXK_EXIT_USAGE;
-	if (run.common.check_args)
+	if (run.common.check_args) {
+		scxk_cli_print_values(s->cli, &run.common, stdout);
 		return SCXK_EXIT_OK;
+	}
 	if (s->validate && s->validate(&run))
 		return SCXK_EXIT_USAGE;
 	if (run.common.features) {

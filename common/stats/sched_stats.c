@@ -106,6 +106,10 @@ static struct scxk_stats_ops ops_of(const struct scxk_sched_stats *st)
 		.desc = st->desc,
 		.fields = st->fields,
 		.nr_fields = st->nr_fields,
+		.subs = st->subs,
+		.nr_subs = st->nr_subs,
+		.targets = st->targets,
+		.nr_targets = st->nr_targets,
 	};
 }
 
@@ -131,6 +135,7 @@ int scxk_sched_stats_start(struct scxk_run *run, struct scxk_sched_stats_server 
 	g->ops.close = client_close;
 	g->ops.collect = collect;
 	g->ops.arg = g;
+	g->ops.target_ctx = run;
 	if ((err = scxk_stats_server_start(&g->srv, run->common.stats_path, &g->ops))) {
 		free(g);
 		return err;

@@ -53,13 +53,29 @@ const char *scxk_stats_type_name(enum scxk_stat_type type)
 		return "float";
 	case SCXK_STAT_STRING:
 		return "string";
+	case SCXK_STAT_DICT:
+		return "dict";
+	case SCXK_STAT_ARRAY:
+		return "array";
 	}
 	return "?";
 }
 
+const struct scxk_stats_struct *scxk_stat_sub(const struct scxk_stat_desc *f,
+					      const struct scxk_stats_struct *subs, size_t nr_subs)
+{
+	const char *name = f->type == SCXK_STAT_DICT && f->unit ? strchr(f->unit, ':') : NULL;
+
+	for (size_t i = 0; name && i < nr_subs; i++)
+		if (!strcmp(subs[i].name, name + 1))
+			return &subs[i];
+	return NULL;
+}
+
 const char *scxk_stats_field_desc(const struct scxk_stat_desc *f, char *buf, size_t len)
 {
-	if (!f->unit || !*f->unit)
+	/* a nested field's unit names what it holds, in the meta's own terms */
+	if (!f->unit || !*f->unit || f->type == SCXK_STAT_DICT || f->type == SCXK_STAT_ARRAY)
 		return f->desc ? f->desc : "";
 	snprintf(buf, len, "%s (%s)", f->desc ? f->desc : "", f->unit);
 	return buf;
@@ -140,8 +156,14 @@ int scxk_stats_set(struct scxk_stats_read *r, unsigned int id, json_t *v)
 	case SCXK_STAT_FLOAT:
 		ok = json_is_real(v);
 		break;
+	case SCXK_STAT_DICT:
+		ok = json_is_object(v);
+		break;
+	case SCXK_STAT_ARRAY:
+		ok = json_is_array(v);
+		break;
 	default:
-		ok = !json_is_number(v);
+		ok = json_is_string(v);
 	}
 	if (!f || !ok) {
 		json_decref(v);
@@ -150,31 +172,82 @@ int scxk_stats_set(struct scxk_stats_read *r, unsigned int id, json_t *v)
 	return json_object_set_new(r->out, f->name, v) ? -ENOMEM : 0;
 }
 
+/*
+ * One field as upstream's scx_stats types it (serde of StatsField: the
+ * StatsData variant as its key, "desc" beside it, no name):
+ * {"datum":"u64"}, {"array":"u64"}, {"dict":{"key":"string","datum":{"struct":"S"}}}.
+ */
+static json_t *field_meta(const struct scxk_stat_desc *f, const struct scxk_stats_ops *ops)
+{
+	const struct scxk_stats_struct *sub;
+	char buf[256], key[16];
+	const char *colon;
+
+	switch (f->type) {
+	case SCXK_STAT_DICT:
+		sub = scxk_stat_sub(f, ops->subs, ops->nr_subs);
+		colon = strchr(f->unit, ':');
+		if (!sub || !colon || (size_t)(colon - f->unit) >= sizeof(key))
+			return NULL;
+		snprintf(key, sizeof(key), "%.*s", (int)(colon - f->unit), f->unit);
+		return json_pack("{s:{s:s,s:{s:s}},s:s}", "dict", "key", key, "datum", "struct",
+				 sub->name, "desc", scxk_stats_field_desc(f, buf, sizeof(buf)));
+	case SCXK_STAT_ARRAY:
+		return json_pack("{s:s,s:s}", "array", f->unit, "desc",
+				 scxk_stats_field_desc(f, buf, sizeof(buf)));
+	default:
+		return json_pack("{s:s,s:s}", "datum", scxk_stats_type_name(f->type), "desc",
+				 scxk_stats_field_desc(f, buf, sizeof(buf)));
+	}
+}
+
+/* One struct as upstream's StatsMeta: name, desc, "top":"true" (a string), user, fields. */
+static int struct_meta(json_t *meta, const char *name, const char *desc,
+		       const struct scxk_stat_desc *fields, size_t nr, bool top,
+		       const char *om_prefix, const char *om_label,
+		       const struct scxk_stats_ops *ops)
+{
+	json_t *st = json_pack("{s:s,s:s,s:o}", "name", name, "desc", desc ? desc : "", "fields",
+			       json_object()),
+	       *fj, *user;
+
+	if (!st || json_object_set_new(meta, name, st))
+		return -ENOMEM;
+	if (top && json_object_set_new(st, "top", json_string("true")))
+		return -ENOMEM;
+	if (om_prefix || om_label) {
+		user = json_object();
+		if (!user || json_object_set_new(st, "user", user) ||
+		    (om_prefix &&
+		     json_object_set_new(user, "_om_prefix", json_string(om_prefix))) ||
+		    (om_label && json_object_set_new(user, "_om_label", json_string(om_label))))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (!scxk_stat_served(&fields[i]))
+			continue;
+		fj = field_meta(&fields[i], ops);
+		if (!fj || json_object_set_new(json_object_get(st, "fields"), fields[i].name, fj))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops)
 {
-	json_t *meta = json_object(), *st, *fields;
+	json_t *meta = json_object();
 	size_t i;
 
 	if (!meta || !ops || !ops->name)
 		return meta;
-	st = json_pack("{s:s,s:s,s:b,s:o}", "name", ops->name, "desc", ops->desc ? ops->desc : "",
-		       "top", 1, "fields", json_object());
-	if (!st || json_object_set_new(meta, ops->name, st))
+	if (struct_meta(meta, ops->name, ops->desc, ops->fields, ops->nr_fields, true, NULL, NULL,
+			ops))
 		goto err;
-	fields = json_object_get(st, "fields");
-	for (i = 0; i < ops->nr_fields; i++) {
-		const struct scxk_stat_desc *f = &ops->fields[i];
-		char buf[256];
-		json_t *fj;
-
-		if (!scxk_stat_served(f))
-			continue;
-		fj = json_pack("{s:s,s:s,s:s}", "name", f->name, "desc",
-			       scxk_stats_field_desc(f, buf, sizeof(buf)), "datum",
-			       scxk_stats_type_name(f->type));
-		if (!fj || json_object_set_new(fields, f->name, fj))
+	for (i = 0; i < ops->nr_subs; i++)
+		if (struct_meta(meta, ops->subs[i].name, ops->subs[i].desc, ops->subs[i].fields,
+				ops->subs[i].nr_fields, false, ops->subs[i].om_prefix,
+				ops->subs[i].om_label, ops))
 			goto err;
-	}
 	return meta;
 err:
 	json_decref(meta);
@@ -212,12 +285,18 @@ err:
 	return NULL;
 }
 
-static char *response(int err, json_t *resp)
+/*
+ * The envelope. On error "resp" is a message, as upstream's server sends
+ * (its error's text): clients show it; the errno field is what they test.
+ */
+static char *response(int err, json_t *resp, const char *why)
 {
-	json_t *r =
-		json_pack("{s:i,s:{s:o}}", "errno", err, "args", "resp", resp ? resp : json_null());
+	json_t *r;
 	char *line;
 
+	if (err && !resp)
+		resp = json_string(why && *why ? why : strerror(err));
+	r = json_pack("{s:i,s:{s:o}}", "errno", err, "args", "resp", resp ? resp : json_null());
 	if (!r)
 		return NULL;
 	line = json_dumps(r, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -225,14 +304,11 @@ static char *response(int err, json_t *resp)
 	return line;
 }
 
-static int handle_stats(const struct scxk_stats_ops *ops, void *state, json_t *args, json_t **resp)
+static int handle_top(const struct scxk_stats_ops *ops, void *state, json_t **resp)
 {
-	json_t *target = args ? json_object_get(args, "target") : NULL, *raw;
+	json_t *raw;
 	int err;
 
-	/* Upstream clients send "top"; a missing target means the same. */
-	if (target && (!json_is_string(target) || strcmp(json_string_value(target), "top")))
-		return -EINVAL;
 	if (!ops || !ops->collect)
 		return -EINVAL;
 	raw = json_object();
@@ -249,29 +325,77 @@ static int handle_stats(const struct scxk_stats_ops *ops, void *state, json_t *a
 	return err;
 }
 
+static int handle_stats(const struct scxk_stats_ops *ops, void *state, json_t *args, json_t **resp,
+			char *why, size_t len)
+{
+	json_t *target = args ? json_object_get(args, "target") : NULL;
+	const char *name;
+	size_t i, n;
+
+	/* Upstream clients send "top"; a missing target means the same. */
+	if (!target)
+		return handle_top(ops, state, resp);
+	if (!json_is_string(target)) {
+		snprintf(why, len, "\"target\" must be a string");
+		return -EINVAL;
+	}
+	name = json_string_value(target);
+	if (!strcmp(name, "top"))
+		return handle_top(ops, state, resp);
+	for (i = 0; ops && i < ops->nr_targets; i++) {
+		const struct scxk_stats_target *t = &ops->targets[i];
+
+		if (strcmp(name, t->name))
+			continue;
+		if (t->unsupported) {
+			snprintf(why, len, "stats target \"%s\" is not served here: %s", name,
+				 t->unsupported);
+			return -EOPNOTSUPP;
+		}
+		return t->collect(resp, args, ops->target_ctx, why, len);
+	}
+	n = (size_t)snprintf(why, len, "unknown stats target \"%.64s\"; targets: top", name);
+	for (i = 0; ops && i < ops->nr_targets && n < len; i++)
+		if (!ops->targets[i].unsupported)
+			n += (size_t)snprintf(why + n, len - n, ", %s", ops->targets[i].name);
+	return -EINVAL;
+}
+
 char *scxk_stats_handle(const struct scxk_stats_ops *ops, void *state, const char *req, size_t len)
 {
 	json_t *root, *verb, *args, *resp = NULL;
+	char why[256] = "";
+	json_error_t jerr;
 	const char *name;
 	int err = -EINVAL;
 
 	if (len > SCXK_STATS_MAX_REQ)
-		return response(E2BIG, NULL);
-	root = json_loadb(req, len, JSON_REJECT_DUPLICATES, NULL);
-	if (!root || !json_is_object(root))
+		return response(E2BIG, NULL, "request longer than 4096 bytes");
+	root = json_loadb(req, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root || !json_is_object(root)) {
+		snprintf(why, sizeof(why), "malformed request: %s",
+			 root ? "not a JSON object" : jerr.text);
 		goto out;
+	}
 	verb = json_object_get(root, "req");
 	args = json_object_get(root, "args");
-	if (!json_is_string(verb) || (args && !json_is_object(args) && !json_is_null(args)))
+	if (!json_is_string(verb) || (args && !json_is_object(args) && !json_is_null(args))) {
+		snprintf(why, sizeof(why),
+			 "malformed request: \"req\" must be a string and "
+			 "\"args\" an object");
 		goto out;
+	}
 	if (json_is_null(args))
 		args = NULL;
 	name = json_string_value(verb);
 	if (!strcmp(name, "stats")) {
-		err = handle_stats(ops, state, args, &resp);
+		err = handle_stats(ops, state, args, &resp, why, sizeof(why));
 	} else if (!strcmp(name, "stats_meta")) {
 		resp = scxk_stats_meta_json(ops);
 		err = resp ? 0 : -ENOMEM;
+	} else {
+		snprintf(why, sizeof(why), "unknown request \"%.64s\"; requests: stats, stats_meta",
+			 name);
 	}
 out:
 	json_decref(root);
@@ -279,7 +403,7 @@ out:
 		json_decref(resp);
 		resp = NULL;
 	}
-	return response(-err, resp);
+	return response(-err, resp, why);
 }
 
 /* ---- the server ---- */
@@ -404,7 +528,7 @@ static bool client_process(struct client *c, const struct scxk_stats_ops *ops, b
 			 SCXK_STATS_MAX_REQ);
 		c->closing = true;
 		c->in_len = 0;
-		if (!client_queue(c, response(E2BIG, NULL)))
+		if (!client_queue(c, response(E2BIG, NULL, "request longer than 4096 bytes")))
 			return false;
 	}
 	if (c->closing && !c->out_len)

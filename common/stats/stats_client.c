@@ -384,25 +384,47 @@ void scxk_stats_print_line(json_t *resp, FILE *out)
 	fputc('\n', out);
 }
 
-void scxk_stats_print_meta(const struct scxk_stats_ops *ops, FILE *out)
+/* A field's type as upstream's scx_stats prints it: u64, [u64], {string:LayerStats} */
+static const char *type_text(const struct scxk_stat_desc *f, char *buf, size_t len)
+{
+	if (f->type == SCXK_STAT_DICT)
+		snprintf(buf, len, "{%s}", f->unit);
+	else if (f->type == SCXK_STAT_ARRAY)
+		snprintf(buf, len, "[%s]", f->unit);
+	else
+		return scxk_stats_type_name(f->type);
+	return buf;
+}
+
+static void print_fields(const struct scxk_stat_desc *fields, size_t nr, const char *indent,
+			 FILE *out)
 {
 	int width = 0;
 	size_t i;
 
-	if (!ops)
-		return;
-	for (i = 0; i < ops->nr_fields; i++) {
-		int len = (int)strlen(ops->fields[i].name);
+	for (i = 0; i < nr; i++) {
+		int len = (int)strlen(fields[i].name);
 
-		if (len > width && scxk_stat_served(&ops->fields[i]))
+		if (len > width && scxk_stat_served(&fields[i]))
 			width = len;
 	}
-	for (i = 0; i < ops->nr_fields; i++) {
-		char buf[256];
+	for (i = 0; i < nr; i++) {
+		char buf[256], type[64];
 
-		if (scxk_stat_served(&ops->fields[i]))
-			fprintf(out, "%-*s  %-6s  %s\n", width, ops->fields[i].name,
-				scxk_stats_type_name(ops->fields[i].type),
-				scxk_stats_field_desc(&ops->fields[i], buf, sizeof(buf)));
+		if (scxk_stat_served(&fields[i]))
+			fprintf(out, "%s%-*s  %-6s  %s\n", indent, width, fields[i].name,
+				type_text(&fields[i], type, sizeof(type)),
+				scxk_stats_field_desc(&fields[i], buf, sizeof(buf)));
+	}
+}
+
+void scxk_stats_print_meta(const struct scxk_stats_ops *ops, FILE *out)
+{
+	if (!ops)
+		return;
+	print_fields(ops->fields, ops->nr_fields, "", out);
+	for (size_t i = 0; i < ops->nr_subs; i++) {
+		fprintf(out, "\n%s: %s\n", ops->subs[i].name, ops->subs[i].desc);
+		print_fields(ops->subs[i].fields, ops->subs[i].nr_fields, "  ", out);
 	}
 }

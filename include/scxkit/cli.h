@@ -20,6 +20,12 @@ enum scxk_opt_type {
 	SCXK_OPT_STRING, /* const char *, argv's storage */
 	SCXK_OPT_CHOICE, /* const char *, one of choices[] */
 	SCXK_OPT_CUSTOM, /* parse(arg, dest) validates and stores */
+	/*
+	 * Not an option of its own: upstream's short spelling of a common
+	 * option (name is the common option's, short_opt upstream's letter),
+	 * e.g. {"partial", 'p', .type = SCXK_OPT_COMMON} for scx_rusty's -p.
+	 */
+	SCXK_OPT_COMMON,
 };
 
 struct scxk_opt {
@@ -33,6 +39,31 @@ struct scxk_opt {
 	const char *const *choices;		   /* NULL-terminated, for CHOICE */
 	int (*parse)(const char *arg, void *dest); /* for CUSTOM: 0 or -errno */
 	const char *dfl; /* default shown in --help; derived from *dest if NULL */
+	/*
+	 * Upstream compatibility (issue 26, docs/upstream-compat.md). @upstream:
+	 * how the upstream counterpart spells this option, space-separated
+	 * ("-L --slice-min-us"); spellings that differ from @name and
+	 * @short_opt are accepted as aliases. @note: how upstream's values map
+	 * ("-1 (disabled) is off"), for the README table.
+	 */
+	const char *upstream;
+	const char *note;
+	/*
+	 * An upstream option that means nothing here: accepted, its value
+	 * checked as @type says, nothing stored (@dest NULL), and one notice
+	 * "... accepted and ignored: @ignored" printed to stderr.
+	 */
+	const char *ignored;
+	/* One or more values: the arguments after it up to the next option (-C m1 m2). */
+	bool multi;
+	/*
+	 * The value is optional (upstream's require_equals / Option<bool>): only
+	 * --name=VALUE; a FLAG also takes a following "true" or "false" word.
+	 * A FLAG's value is checked by @parse when set, else it must be a bool.
+	 */
+	bool optval;
+	/* CUSTOM: the stored value as text, for --check-args' listing (optional) */
+	const char *(*show)(const void *dest, char *buf, size_t len);
 };
 
 /* Options every scheduler has, filled by scxk_cli_parse(). */
@@ -53,7 +84,7 @@ struct scxk_common_opts {
 	uint64_t run_id; /* --run-id (upstream's tag for a run), logged at start */
 	bool has_run_id;
 	/* libbpf's object-open options (bpf_object_open_opts), NULL: its default */
-	bool relaxed_maps;
+	bool relaxed_maps; /* --relaxed-maps[=BOOL] */
 	const char *pin_root_path;
 	const char *kconfig;
 	const char *btf_custom_path;
@@ -132,6 +163,19 @@ int scxk_cli_parse_opts(const struct scxk_cli *cli, int argc, char **argv);
  */
 int scxk_cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/**
+ * scxk_cli_print_values - the parsed options as "name=value" lines
+ * @cli: the binary's description and option table
+ * @common: the common options as parsed
+ * @f: where to print
+ *
+ * What --check-args prints after a successful parse, so that tests see how
+ * an upstream spelling was mapped without loading anything. Ignored
+ * upstream options are not listed (nothing is stored for them).
+ */
+void scxk_cli_print_values(const struct scxk_cli *cli, const struct scxk_common_opts *common,
+			   FILE *f);
+
 /** scxk_cli_usage - print a scheduler's --help to @f */
 void scxk_cli_usage(const struct scxk_cli *cli, FILE *f);
 
@@ -160,6 +204,13 @@ void scxk_cli_print_help_opt(FILE *f, int width, int short_opt, const char *name
  */
 void scxk_cli_print_man_opt(FILE *f, int short_opt, const char *name, const char *metavar,
 			    const char *help, const char *dfl);
+
+/**
+ * scxk_parse_virt_llc - upstream's --virt-llc=MIN-MAX (cores per virtual
+ *                       LLC, 0 < MIN <= MAX), checked for its ignored entry
+ * Return: 0, or -EINVAL.
+ */
+int scxk_parse_virt_llc(const char *arg, void *dest);
 
 /** scxk_parse_u64 - strict decimal (or 0x hex) u64: no sign, no junk, no overflow */
 int scxk_parse_u64(const char *s, uint64_t *out);

@@ -75,6 +75,12 @@ struct scxk_sched_stats {
 	const struct scxk_stat_desc *fields;
 	size_t nr_fields;
 	size_t state_size; /* the scheduler's own state per client (r->state); 0 for none */
+	/* the structs its DICT fields hold (stats_meta declares them) */
+	const struct scxk_stats_struct *subs;
+	size_t nr_subs;
+	/* targets besides "top"; their collect()'s ctx is the struct scxk_run * */
+	const struct scxk_stats_target *targets;
+	size_t nr_targets;
 	/*
 	 * Optional: set the VAL fields with scxk_stats_set*(); r->delta holds
 	 * the counters' deltas for values derived from them. 0 or -errno (the

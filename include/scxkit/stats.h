@@ -32,6 +32,15 @@ enum scxk_stat_type {
 	SCXK_STAT_I64,	  /* "i64" */
 	SCXK_STAT_FLOAT,  /* "float": a JSON real, never NaN or infinity */
 	SCXK_STAT_STRING, /* "string" */
+	/*
+	 * Nested, as upstream's scx_stats declares them (docs/stats-protocol.md):
+	 * DICT, a JSON object of structs, one per key: unit is "KEY:STRUCT",
+	 * KEY "string" or "u64" (keys are JSON strings either way), STRUCT one
+	 * of the ops' subs[] ("string:LayerStats"). ARRAY, a JSON array: unit
+	 * is its elements' datum ("u64", "i64", "float" or "string").
+	 */
+	SCXK_STAT_DICT,
+	SCXK_STAT_ARRAY,
 };
 
 /* Where a field's value comes from (the kinds of scxkit/stats_ids.h). */
@@ -59,6 +68,10 @@ struct scxk_stat_desc {
 #define SCXK_STAT_DESC(kind, id, name, type, unit, help)                                           \
 	{name, SCXK_STAT_##type, help, unit, SCXK_STAT_KIND_##kind, id},
 
+/** scxk_stat_sub - the struct a DICT field @f holds (its unit's STRUCT part), or NULL */
+const struct scxk_stats_struct *scxk_stat_sub(const struct scxk_stat_desc *f,
+					      const struct scxk_stats_struct *subs, size_t nr_subs);
+
 /** scxk_stat_served - true if @f is served (in stats and stats_meta) */
 static inline bool scxk_stat_served(const struct scxk_stat_desc *f)
 {
@@ -71,11 +84,44 @@ static inline bool scxk_stat_is_counter(const struct scxk_stat_desc *f)
 	return f->kind != SCXK_STAT_KIND_VAL;
 }
 
+/* A struct that DICT fields hold: in stats_meta beside the top one. */
+struct scxk_stats_struct {
+	const char *name; /* "LayerStats" */
+	const char *desc;
+	const struct scxk_stat_desc *fields; /* VAL only; the id is unused */
+	size_t nr_fields;
+	/* OpenMetrics hints, upstream's user attributes _om_prefix and _om_label */
+	const char *om_prefix; /* prefixed to the field names: "layer_" */
+	const char *om_label;  /* the label naming the dict key: "layer_name" */
+};
+
+/*
+ * A target besides "top" ({"req":"stats","args":{"target":NAME,...}}),
+ * such as lavd's "sched_samples".
+ */
+struct scxk_stats_target {
+	const char *name;
+	/*
+	 * Set *@resp from the request's @args (its "args" object: "target"
+	 * and any other member, e.g. "nr_samples"); @ctx is the ops'
+	 * target_ctx. 0 or -errno; on error, a message in @why (for the
+	 * response) if it has more to say than strerror.
+	 */
+	int (*collect)(json_t **resp, json_t *args, void *ctx, char *why, size_t why_len);
+	/* non-NULL: known but not served here; the error response says this (EOPNOTSUPP) */
+	const char *unsupported;
+};
+
 struct scxk_stats_ops {
 	const char *name; /* struct name in stats_meta, e.g. "Metrics" */
 	const char *desc;
 	const struct scxk_stat_desc *fields; /* RAW ones are skipped */
 	size_t nr_fields;
+	const struct scxk_stats_struct *subs; /* the structs DICT fields name */
+	size_t nr_subs;
+	const struct scxk_stats_target *targets; /* besides "top" */
+	size_t nr_targets;
+	void *target_ctx;
 	/*
 	 * Per-connection state (both optional), so a scheduler can report
 	 * deltas since this client's previous read. open() returning NULL
@@ -238,6 +284,23 @@ void scxk_stats_print_meta(const struct scxk_stats_ops *ops, FILE *out);
  * Return: a new JSON object (caller json_decref()s), or NULL without memory.
  */
 json_t *scxk_stats_meta_json(const struct scxk_stats_ops *ops);
+
+/**
+ * scxk_stats_openmetrics - a server's stats as OpenMetrics text
+ * @meta: its stats_meta response
+ * @stats: its response to {"target":"top"}
+ * @prefix: prepended to every metric name ("scx_"), or NULL
+ * @out: where the text goes, "# EOF" included
+ *
+ * Driven by @meta alone, so upstream scx_stats servers work too. Numbers
+ * become gauges, strings info metrics (NAME_info{NAME="value"} 1), arrays
+ * gauges labelled index="i", and a dict of structs one family per struct
+ * field, named by the struct's _om_prefix and labelled by its _om_label.
+ *
+ * Return: 0, or -EINVAL if @meta has no top struct or two fields map to
+ * one metric name (the text is still complete and valid).
+ */
+int scxk_stats_openmetrics(json_t *meta, json_t *stats, const char *prefix, FILE *out);
 
 /** scxk_stats_type_name - "u64", "i64", "float" or "string"; "?" if unknown */
 const char *scxk_stats_type_name(enum scxk_stat_type type);

@@ -123,7 +123,9 @@ struct balance_dom_ctx {
 	  "utilisation per domain, last tuner interval")                                           \
 	S(VAL, BALANCE_NODE_LOAD, "node_load", STRING, "", "load per NUMA node at the last round") \
 	S(VAL, BALANCE_NODE_IMBAL, "node_imbal", STRING, "%, signed",                              \
-	  "imbalance per NUMA node at the last round")
+	  "imbalance per NUMA node at the last round")                                             \
+	S(VAL, BALANCE_DOMAINS, "domains", DICT, "u64:DomainStats",                                \
+	  "per domain, by id (the DomainStats struct of stats_meta)")
 
 /*
  * A counter served as its share of the placements: the counter

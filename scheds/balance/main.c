@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -86,31 +87,51 @@ static int parse_cpumask(const char *arg, void *dest)
 	return 0;
 }
 
+/* --check-args: the domains given, space-separated */
+static const char *show_cpumasks(const void *dest, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	(void)dest;
+	buf[0] = '\0';
+	for (int i = 0; i < cfg.nr_cpumasks && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", cfg.cpumasks[i]);
+	return cfg.nr_cpumasks ? buf : "-";
+}
+
 static struct scxk_opt opts[] = {
 	{"slice-us-underutil", 'u', "US", SCXK_OPT_U64, &cfg.slice_us_underutil,
-	 "slice while the machine is not saturated", .min = 100, .max = 1000000},
+	 "slice while the machine is not saturated", .min = 100, .max = 1000000,
+	 .upstream = "-u --slice-us-underutil"},
 	{"slice-us-overutil", 'o', "US", SCXK_OPT_U64, &cfg.slice_us_overutil,
-	 "slice while every CPU is busy", .min = 100, .max = 1000000},
+	 "slice while every CPU is busy", .min = 100, .max = 1000000,
+	 .upstream = "-o --slice-us-overutil"},
 	{"interval", 'i', "SEC", SCXK_OPT_DOUBLE, &cfg.interval, "load balancing interval",
-	 .max = 3600},
+	 .max = 3600, .upstream = "-i --interval"},
 	{"tune-interval", 'I', "SEC", SCXK_OPT_DOUBLE, &cfg.tune_interval,
-	 "tuner interval (slice and greedy sets; at least 0.05)", .max = 3600},
+	 "tuner interval (slice and greedy sets; at least 0.05)", .max = 3600,
+	 .upstream = "-I --tune-interval"},
 	{"load-half-life", 'l', "SEC", SCXK_OPT_DOUBLE, &cfg.load_half_life,
-	 "half-life of the task load (duty cycle) average", .max = 3600},
-	{"cpumasks", 'C', "MASK", SCXK_OPT_CUSTOM, NULL,
-	 "one domain per use of this option (cpu list or 0x mask); they must cover every "
-	 "online CPU",
-	 .parse = parse_cpumask, .dfl = "one domain per LLC"},
+	 "half-life of the task load (duty cycle) average", .max = 3600,
+	 .upstream = "-l --load-half-life"},
+	{"cpumasks", 'C', "MASK", SCXK_OPT_CUSTOM, &cfg.nr_cpumasks,
+	 "one domain per value (cpu list or 0x mask), as -C M1 M2 or -C M1 -C M2; they must "
+	 "cover every online CPU",
+	 .parse = parse_cpumask, .show = show_cpumasks, .dfl = "one domain per LLC",
+	 .upstream = "-C --cpumasks", .multi = true},
 	{"greedy-threshold", 'g', "N", SCXK_OPT_U64, &cfg.greedy_threshold,
 	 "an idle CPU steals from a domain of its node holding at least N queued tasks "
 	 "(0 = never)",
-	 .max = 1000000},
+	 .max = 1000000, .upstream = "-g --greedy-threshold"},
 	{"greedy-threshold-x-numa", 0, "N", SCXK_OPT_U64, &cfg.greedy_threshold_x_numa,
-	 "the same across NUMA nodes (0 = never)", .max = 1000000},
+	 "the same across NUMA nodes (0 = never)", .max = 1000000,
+	 .upstream = "--greedy-threshold-x-numa"},
 	{"direct-greedy-under", 'D', "PCT", SCXK_OPT_DOUBLE, &cfg.direct_greedy_under,
-	 "idle CPUs of domains busy less than PCT% take waking tasks of full domains", .max = 100},
+	 "idle CPUs of domains busy less than PCT% take waking tasks of full domains", .max = 100,
+	 .upstream = "-D --direct-greedy-under"},
 	{"kick-greedy-under", 'K', "PCT", SCXK_OPT_DOUBLE, &cfg.kick_greedy_under,
-	 "idle CPUs of domains busy less than PCT% are woken to steal (100 = any)", .max = 100},
+	 "idle CPUs of domains busy less than PCT% are woken to steal (100 = any)", .max = 100,
+	 .upstream = "-K --kick-greedy-under"},
 	{"node-threshold", 0, "PCT", SCXK_OPT_DOUBLE, &cfg.node_threshold,
 	 "NUMA nodes more than PCT% over their share of the load push tasks to other nodes",
 	 .max = 100},
@@ -118,20 +139,29 @@ static struct scxk_opt opts[] = {
 	 "domains more than PCT% over their node's average push tasks to its other domains",
 	 .max = 100},
 	{"direct-greedy-numa", 'r', NULL, SCXK_OPT_FLAG, &cfg.direct_greedy_numa,
-	 "let direct greedy pushes cross NUMA nodes"},
+	 "let direct greedy pushes cross NUMA nodes", .upstream = "-r --direct-greedy-numa"},
 	{"no-load-balance", 0, NULL, SCXK_OPT_FLAG, &cfg.no_load_balance,
-	 "measure load but never move tasks between domains"},
+	 "measure load but never move tasks between domains", .upstream = "--no-load-balance"},
 	{"kthreads-local", 'k', NULL, SCXK_OPT_FLAG, &cfg.kthreads_local,
-	 "send per-CPU kthreads straight to their CPU's local queue"},
+	 "send per-CPU kthreads straight to their CPU's local queue",
+	 .upstream = "-k --kthreads-local"},
 	{"balanced-kworkers", 'b', NULL, SCXK_OPT_FLAG, &cfg.balanced_kworkers,
-	 "never move workqueue workers between domains"},
+	 "never move workqueue workers between domains", .upstream = "-b --balanced-kworkers"},
 	{"fifo-sched", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
-	 "first-come first-served domain queues instead of deadlines"},
+	 "first-come first-served domain queues instead of deadlines",
+	 .upstream = "-f --fifo-sched"},
 	{"no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
 	 "never preempt a CPU hog for a waking short-running task"},
 	{"perf", 0, "LEVEL", SCXK_OPT_U64, &cfg.perf,
 	 "cpufreq performance target 1..1024 for every CPU (0 = leave the governor alone)",
-	 .max = 1024},
+	 .max = 1024, .upstream = "--perf"},
+	/* scx_rusty's -p: the common --partial */
+	{"partial", 'p', NULL, SCXK_OPT_COMMON, .upstream = "-p --partial"},
+	/* scx_rusty's options that mean nothing here (docs/upstream-compat.md) */
+	{"cache-level", 'c', "LEVEL", SCXK_OPT_U64, NULL, NULL,
+	 .ignored = "domains are the LLCs, or --cpumasks"},
+	{"mempolicy-affinity", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "tasks are not placed by their NUMA memory policy"},
 	{0},
 };
 
@@ -498,6 +528,49 @@ static json_t *dom_set_cpus(uint64_t set)
 	return json_string(buf);
 }
 
+/* The struct of "domains": what domains_json() sends for each domain, for stats_meta. */
+#define DOM_FIELD(name, type, unit, help)                                                          \
+	{                                                                                          \
+		name, SCXK_STAT_##type, help, unit, SCXK_STAT_KIND_VAL, 0                          \
+	}
+static const struct scxk_stat_desc dom_fields[] = {
+	DOM_FIELD("cpus", STRING, "", "the domain's CPUs, as a list"),
+	DOM_FIELD("node", U64, "", "its NUMA node"),
+	DOM_FIELD("online_cpus", U64, "", "its online CPUs at the last round"),
+	DOM_FIELD("load", FLOAT, "nice-0 tasks", "its load at the last round"),
+	DOM_FIELD("imbal_pct", FLOAT, "%", "its imbalance at the last round, signed"),
+	DOM_FIELD("util_pct", FLOAT, "%", "its utilisation over the last tuner interval"),
+};
+
+static const struct scxk_stats_struct dom_struct = {
+	.name = "DomainStats",
+	.desc = "one scheduling domain (an LLC, or a --cpumasks value)",
+	.fields = dom_fields,
+	.nr_fields = sizeof(dom_fields) / sizeof(dom_fields[0]),
+	.om_prefix = "domain_",
+	.om_label = "domain",
+};
+
+/* "domains": the per-domain strings above as one object per domain, keyed by id */
+static json_t *domains_json(const struct snapshot *s, const double *dimb)
+{
+	char list[SCXK_CPULIST_BUF_LEN], id[16];
+	json_t *all = json_object();
+
+	for (int d = 0; all && d < doms.nr; d++) {
+		scxk_cpumask_format_list(&doms.dom[d].cpus, list, sizeof(list));
+		snprintf(id, sizeof(id), "%d", d);
+		json_object_set_new(all, id,
+				    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", "cpus", list, "node",
+					      (json_int_t)doms.dom[d].node, "online_cpus",
+					      (json_int_t)s->lb_cpus[d], "load",
+					      round(s->lb.dom_load[d] * 10) / 10, "imbal_pct",
+					      round(dimb[d] * 1000) / 10, "util_pct",
+					      round(s->util[d] * 1000) / 10));
+	}
+	return all;
+}
+
 static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 {
 	double dimb[BALANCE_MAX_DOMS], nimb[LB_MAX_NODES], fair;
@@ -550,6 +623,7 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	scxk_stats_set(r, BALANCE_DOM_UTIL, join(s.util, doms.nr, 100));
 	scxk_stats_set(r, BALANCE_NODE_LOAD, join(s.lb.node_load, doms.nr_nodes, 1));
 	scxk_stats_set(r, BALANCE_NODE_IMBAL, join(nimb, doms.nr_nodes, 100));
+	scxk_stats_set(r, BALANCE_DOMAINS, domains_json(&s, dimb));
 	return 0;
 }
 
@@ -560,6 +634,8 @@ static const struct scxk_sched_stats stats = {
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
 	.collect = stats_collect,
+	.subs = &dom_struct,
+	.nr_subs = 1,
 };
 
 /* ---- life cycle hooks ---- */

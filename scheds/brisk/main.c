@@ -60,6 +60,11 @@ static int parse_primary(const char *arg, void *dest)
 		*(const char **)dest = arg;
 		return 0;
 	}
+	/* upstream's "none" (no preferred CPUs) is a primary domain of every CPU */
+	if (!strcmp(arg, "none")) {
+		*(const char **)dest = "all";
+		return 0;
+	}
 	/* CPU numbers are checked against this machine in validate(). */
 	if (scxk_cpumask_parse(arg, &m, SCXK_MAX_CPUS) || scxk_cpumask_empty(&m))
 		return -EINVAL;
@@ -71,6 +76,11 @@ static int parse_qos(const char *arg, void *dest)
 {
 	uint64_t v;
 
+	/* upstream's -1: leave the QoS alone (its default) */
+	if (!strcmp(arg, "-1")) {
+		*(uint64_t *)dest = QOS_UNSET;
+		return 0;
+	}
 	/* The kernel's PM QoS resume latency is an s32 of microseconds. */
 	if (scxk_parse_u64(arg, &v) || v > INT32_MAX)
 		return -EINVAL;
@@ -78,36 +88,106 @@ static int parse_qos(const char *arg, void *dest)
 	return 0;
 }
 
+static const char *show_qos(const void *dest, char *buf, size_t len)
+{
+	uint64_t v = *(const uint64_t *)dest;
+
+	if (v == QOS_UNSET)
+		return "off";
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static const char *show_str(const void *dest, char *buf, size_t len)
+{
+	(void)buf, (void)len;
+	return *(const char *const *)dest;
+}
+
+/* Shorter slices than this cost more in switches than they give in latency. */
+#define SLICE_MIN_FLOOR_US 10
+
+static int parse_slice_min(const char *arg, void *dest)
+{
+	uint64_t v;
+
+	if (scxk_parse_u64(arg, &v) || v > 1000000 || (v && v < SLICE_MIN_FLOOR_US))
+		return -EINVAL;
+	/* upstream's 0 ("no minimum") is the floor */
+	*(uint64_t *)dest = v ? v : SLICE_MIN_FLOOR_US;
+	return 0;
+}
+
+static const char *show_u64(const void *dest, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)dest);
+	return buf;
+}
+
+/* upstream's TIMELY tunables (numbers, checked as such): ignored with --timely */
+#define TIMELY_KNOB(n)                                                                             \
+	{                                                                                          \
+		n, 0, "N", SCXK_OPT_U64, NULL, NULL,                                               \
+			.ignored = "tunes TIMELY, which is not implemented"                        \
+	}
+
 static struct scxk_opt opts[] = {
 	{"slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "maximum time slice", .min = 100,
-	 .max = 1000000},
-	{"slice-min-us", 'L', "US", SCXK_OPT_U64, &cfg.slice_min_us,
-	 "minimum time slice, however many tasks wait", .min = 10, .max = 1000000},
+	 .max = 1000000, .upstream = "-s --slice-us"},
+	{"slice-min-us", 'L', "US", SCXK_OPT_CUSTOM, &cfg.slice_min_us,
+	 "minimum time slice, however many tasks wait (10 or more; 0: 10)",
+	 .parse = parse_slice_min, .show = show_u64, .dfl = "250", .upstream = "-L --slice-min-us",
+	 .note = "0 (upstream: no minimum) is the floor, 10 us"},
 	{"slice-us-lag", 'l', "US", SCXK_OPT_U64, &cfg.slice_lag_us,
-	 "base sleep credit a waking task may bank", .max = 10000000},
+	 "base sleep credit a waking task may bank", .max = 10000000,
+	 .upstream = "-l --slice-us-lag"},
 	{"throttle-us", 't', "US", SCXK_OPT_U64, &cfg.throttle_us,
-	 "inject this much idle after every slice to save power (0 = off)", .max = 1000000},
+	 "inject this much idle after every slice to save power (0 = off)", .max = 1000000,
+	 .upstream = "-t --throttle-us"},
 	{"idle-resume-us", 'I', "US", SCXK_OPT_CUSTOM, &cfg.idle_resume_us,
-	 "set every CPU's idle resume-latency QoS, restored on exit", .parse = parse_qos,
-	 .dfl = "off"},
+	 "set every CPU's idle resume-latency QoS, restored on exit (-1: off)", .parse = parse_qos,
+	 .show = show_qos, .dfl = "off", .upstream = "-I --idle-resume-us",
+	 .note = "-1 (upstream's default) is off"},
 	{"local-pcpu", 'p', NULL, SCXK_OPT_FLAG, &cfg.local_pcpu,
-	 "send per-CPU tasks straight to their CPU's local queue"},
+	 "send per-CPU tasks straight to their CPU's local queue", .upstream = "-p --local-pcpu"},
 	{"local-kthreads", 'k', NULL, SCXK_OPT_FLAG, &cfg.local_kthreads,
-	 "send per-CPU kthreads straight to their CPU (implied by -t)"},
+	 "send per-CPU kthreads straight to their CPU (implied by -t)",
+	 .upstream = "-k --local-kthreads"},
 	{"no-wake-sync", 'w', NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
-	 "ignore synchronous-wakeup hints"},
+	 "ignore synchronous-wakeup hints", .upstream = "-w --no-wake-sync"},
 	{"sticky-tasks", 'S', NULL, SCXK_OPT_FLAG, &cfg.sticky,
-	 "keep tasks that run under 10 us per schedule on their CPU"},
+	 "keep tasks that run under 10 us per schedule on their CPU",
+	 .upstream = "-S --sticky-tasks"},
 	{"primary-domain", 'm', "DOMAIN", SCXK_OPT_CUSTOM, &cfg.primary,
-	 "preferred CPUs: auto|performance|powersave|turbo|all, a cpulist or 0x mask",
-	 .parse = parse_primary},
+	 "preferred CPUs: auto|performance|powersave|turbo|all (none: all), a cpulist or 0x mask",
+	 .parse = parse_primary, .show = show_str, .upstream = "-m --primary-domain",
+	 .note = "`none` (no preferred CPUs) is `all`"},
 	{"disable-smt", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_smt,
-	 "ignore SMT: do not prefer whole idle cores"},
-	{"disable-numa", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_numa, "one queue for all NUMA nodes"},
+	 "ignore SMT: do not prefer whole idle cores", .upstream = "--disable-smt"},
+	{"disable-numa", 0, NULL, SCXK_OPT_FLAG, &cfg.disable_numa, "one queue for all NUMA nodes",
+	 .upstream = "--disable-numa"},
 	{"cpufreq", 'f', NULL, SCXK_OPT_FLAG, &cfg.cpufreq,
-	 "set each CPU's performance level from its busy ratio"},
+	 "set each CPU's performance level from its busy ratio", .upstream = "-f --cpufreq"},
 	{"no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
 	 "never preempt a running task for a waking interactive one"},
+	/* scx_bpfland's options that mean nothing here (docs/upstream-compat.md) */
+	{"preferred-idle-scan", 'P', NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no ranked-core idle scan; -m performance prefers the fastest CPUs"},
+	{"timely", 'T', NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no TIMELY delay feedback; slices follow the number of waiting tasks"},
+	TIMELY_KNOB("timely-tlow-us"),
+	TIMELY_KNOB("timely-thigh-us"),
+	TIMELY_KNOB("timely-gain-min"),
+	TIMELY_KNOB("timely-gain-step"),
+	TIMELY_KNOB("timely-hai-thresh"),
+	TIMELY_KNOB("timely-hai-multiplier"),
+	TIMELY_KNOB("timely-backoff-low"),
+	TIMELY_KNOB("timely-backoff-high"),
+	TIMELY_KNOB("timely-backoff-gradient"),
+	TIMELY_KNOB("timely-gradient-margin-us"),
+	TIMELY_KNOB("timely-control-interval-us"),
+	{"debug", 'd', NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no bpf_printk output; use -v and --stats"},
 	{0},
 };
 

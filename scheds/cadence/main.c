@@ -48,38 +48,68 @@ static struct {
 
 static struct scxk_opt opts[] = {
 	{"slice-max-us", 0, "US", SCXK_OPT_U64, &cfg.slice_max_us, "maximum time slice", .min = 100,
-	 .max = 1000000},
+	 .max = 1000000, .upstream = "--slice-max-us"},
 	{"slice-min-us", 0, "US", SCXK_OPT_U64, &cfg.slice_min_us,
-	 "minimum time slice, however many tasks wait", .min = 10, .max = 1000000},
+	 "minimum time slice, however many tasks wait", .min = 10, .max = 1000000,
+	 .upstream = "--slice-min-us"},
 	{"preempt-shift", 0, "N", SCXK_OPT_U64, &cfg.preempt_shift,
-	 "only the top 1/2^N of the criticality range may preempt", .max = 10},
+	 "only the top 1/2^N of the criticality range may preempt", .max = 10,
+	 .upstream = "--preempt-shift"},
 	{"performance", 0, NULL, SCXK_OPT_FLAG, &cfg.performance,
-	 "performance mode: every CPU active, full frequency"},
+	 "performance mode: every CPU active, full frequency", .upstream = "--performance"},
 	{"balanced", 0, NULL, SCXK_OPT_FLAG, &cfg.balanced,
-	 "balanced mode: core compaction in the performance order"},
+	 "balanced mode: core compaction in the performance order", .upstream = "--balanced"},
 	{"powersave", 0, NULL, SCXK_OPT_FLAG, &cfg.powersave,
-	 "powersave mode: core compaction in the powersave order"},
+	 "powersave mode: core compaction in the powersave order", .upstream = "--powersave"},
 	{"autopilot", 0, NULL, SCXK_OPT_FLAG, &cfg.autopilot,
-	 "choose the power mode from the load (the default without a mode option)"},
+	 "choose the power mode from the load (the default without a mode option)",
+	 .upstream = "--autopilot"},
 	{"autopower", 0, NULL, SCXK_OPT_FLAG, &cfg.autopower,
-	 "follow the system power profile (platform_profile, EPP, governor)"},
+	 "follow the system power profile (platform_profile, EPP, governor)",
+	 .upstream = "--autopower"},
 	{"no-core-compaction", 0, NULL, SCXK_OPT_FLAG, &cfg.no_compaction,
-	 "keep every CPU active whatever the load"},
+	 "keep every CPU active whatever the load", .upstream = "--no-core-compaction"},
 	{"no-freq-scaling", 0, NULL, SCXK_OPT_FLAG, &cfg.no_freq_scaling,
-	 "leave CPU frequency to the cpufreq governor"},
+	 "leave CPU frequency to the cpufreq governor", .upstream = "--no-freq-scaling"},
 	{"no-futex-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_futex_boost,
-	 "do not boost (or shield from preemption) futex lock holders"},
+	 "do not boost (or shield from preemption) futex lock holders",
+	 .upstream = "--no-futex-boost"},
 	{"no-preemption", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preemption,
-	 "never preempt a running task for a critical one"},
+	 "never preempt a running task for a critical one", .upstream = "--no-preemption"},
 	{"no-deadline-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_dl_preempt,
 	 "only the most critical tasks preempt (strict LAVD); others wait for a slice end"},
 	{"no-wake-sync", 0, NULL, SCXK_OPT_FLAG, &cfg.no_wake_sync,
-	 "ignore synchronous-wakeup hints when placing a wakee"},
+	 "ignore synchronous-wakeup hints when placing a wakee", .upstream = "--no-wake-sync"},
 	{"no-slice-boost", 0, NULL, SCXK_OPT_FLAG, &cfg.no_slice_boost,
-	 "never lengthen the slice of long-running tasks"},
+	 "never lengthen the slice of long-running tasks", .upstream = "--no-slice-boost"},
 	{"monitor-sched-samples", 0, "N", SCXK_OPT_U64, &cfg.samples,
 	 "client only: print about N per-task samples per second from a running instance",
-	 .max = 100000, .dfl = "off"},
+	 .max = 100000, .dfl = "off", .upstream = "--monitor-sched-samples"},
+	/* scx_lavd's options that mean nothing here yet (docs/upstream-compat.md) */
+	{"pinned-slice-us", 0, "US", SCXK_OPT_U64, NULL, NULL,
+	 .ignored = "pinned tasks do not shorten the running slice yet (issue 26, part 2)"},
+	{"lat-load-target-pct", 0, "PCT", SCXK_OPT_U64, NULL, NULL, .max = 200,
+	 .ignored = "the latency-load target is not modelled yet (issue 26, part 2)"},
+	{"mig-delta-pct", 0, "PCT", SCXK_OPT_U64, NULL, NULL, .max = 100,
+	 .ignored = "the migration threshold is not tunable yet (issue 26, part 2)"},
+	{"warm-cpu-us", 0, "US", SCXK_OPT_U64, NULL, NULL,
+	 .ignored = "no warm-CPU wait: a wakee takes an idle CPU at once"},
+	{"lb-low-util-pct", 0, "PCT", SCXK_OPT_U64, NULL, NULL, .max = 100,
+	 .ignored = "no stealer/stealee load balancing between compute domains"},
+	{"lb-local-dsq-util-pct", 0, "PCT", SCXK_OPT_U64, NULL, NULL, .max = 100,
+	 .ignored = "no stealer/stealee load balancing between compute domains"},
+	{"cpu-pref-order", 0, "ORDER", SCXK_OPT_STRING, NULL, NULL,
+	 .ignored = "the CPU order comes from the topology (issue 26, part 2)"},
+	{"no-use-em", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no energy model is used in the first place"},
+	{"no-fast-lb", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no fast load balancing to turn off"},
+	{"per-cpu-dsq", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "one queue per compute domain (issue 26, part 2)"},
+	{"enable-cpu-bw", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "cgroup cpu.max is not enforced yet (issue 26, part 2)"},
+	{"virt-llc", 0, NULL, SCXK_OPT_FLAG, NULL, NULL, .parse = scxk_parse_virt_llc,
+	 .optval = true, .ignored = "compute domains follow the real LLCs"},
 	{0},
 };
 
@@ -276,12 +306,57 @@ static int stats_collect(struct scxk_run *run, struct scxk_stats_read *r)
 	return 0;
 }
 
+/*
+ * Upstream lavd's second target, "sched_samples": per-task samples, as
+ * --monitor-sched-samples prints them. Its struct for stats_meta:
+ */
+#define SAMPLE_FIELD(name, type, unit, help)                                                       \
+	{                                                                                          \
+		name, SCXK_STAT_##type, help, unit, SCXK_STAT_KIND_VAL, 0                          \
+	}
+static const struct scxk_stat_desc sample_fields[] = {
+	SAMPLE_FIELD("pid", I64, "", "thread id"),
+	SAMPLE_FIELD("comm", STRING, "", "thread name"),
+	SAMPLE_FIELD("cpu", I64, "", "CPU it ran on"),
+	SAMPLE_FIELD("dom", U64, "", "its compute domain"),
+	SAMPLE_FIELD("big", U64, "", "1 on a big core"),
+	SAMPLE_FIELD("lat_cri", U64, "", "latency criticality"),
+	SAMPLE_FIELD("norm_lat_cri", U64, "", "the same, 0..1024 of the running maximum"),
+	SAMPLE_FIELD("perf_cri", U64, "", "performance criticality"),
+	SAMPLE_FIELD("wait_freq", U64, "", "blocking frequency"),
+	SAMPLE_FIELD("wake_freq", U64, "", "wake-up frequency"),
+	SAMPLE_FIELD("avg_runtime_us", U64, "us", "average run time per schedule"),
+	SAMPLE_FIELD("slice_us", U64, "us", "its slice"),
+	SAMPLE_FIELD("dl_delta_us", U64, "us", "deadline minus the clock"),
+	SAMPLE_FIELD("lock_holder", U64, "", "1 if it held a futex"),
+};
+
+static const struct scxk_stats_struct sample_struct = {
+	.name = "SchedSample",
+	.desc = "one task as the scheduler saw it ({\"target\":\"sched_samples\"} answers "
+		"{\"samples\":[...]})",
+	.fields = sample_fields,
+	.nr_fields = sizeof(sample_fields) / sizeof(sample_fields[0]),
+	.om_prefix = "sample_",
+	.om_label = "sample",
+};
+
+static int samples_target(json_t **resp, json_t *args, void *ctx, char *why, size_t len);
+
+static const struct scxk_stats_target targets[] = {
+	{"sched_samples", samples_target},
+};
+
 static const struct scxk_sched_stats stats = {
 	.name = "Metrics",
 	.desc = "scx_cadence: counters are deltas since the previous read",
 	.fields = stat_fields,
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
 	.collect = stats_collect,
+	.subs = &sample_struct,
+	.nr_subs = 1,
+	.targets = targets,
+	.nr_targets = 1,
 };
 
 /* ---- --monitor-sched-samples: a client of a running instance ---- */
@@ -406,6 +481,90 @@ out:
 		return SCXK_EXIT_FAIL;
 	}
 	return SCXK_EXIT_OK;
+}
+
+/* ---- the sched_samples stats target ---- */
+
+/* Longest a request waits for samples: it holds up the stats thread meanwhile. */
+#define SAMPLES_WAIT_MS 100
+
+struct samples_req {
+	json_t *list;
+	uint64_t since, max;
+};
+
+static int add_sample(void *ctx, void *data, size_t len)
+{
+	const struct cadence_sample *s = data;
+	struct samples_req *q = ctx;
+
+	if (len < sizeof(*s) || s->ts < q->since || json_array_size(q->list) >= q->max)
+		return 0;
+	json_array_append_new(
+		q->list,
+		json_pack("{s:I,s:s%,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "pid",
+			  (json_int_t)s->pid, "comm", s->comm, strnlen(s->comm, sizeof(s->comm)),
+			  "cpu", (json_int_t)s->cpu, "dom", (json_int_t)s->dom, "big",
+			  (json_int_t)s->big, "lat_cri", (json_int_t)s->lat_cri, "norm_lat_cri",
+			  (json_int_t)s->norm_lat_cri, "perf_cri", (json_int_t)s->perf_cri,
+			  "wait_freq", (json_int_t)s->wait_freq, "wake_freq",
+			  (json_int_t)s->wake_freq, "avg_runtime_us",
+			  (json_int_t)(s->avg_runtime_ns / 1000), "slice_us",
+			  (json_int_t)(s->slice_ns / 1000), "dl_delta_us",
+			  (json_int_t)(s->dl_delta_ns / 1000), "lock_holder",
+			  (json_int_t)s->lock_holder));
+	return 0;
+}
+
+/*
+ * {"target":"sched_samples","nr_samples":"N"} (upstream passes N as a
+ * string; default 1): renews the sampling lease, so samples flow for 2 s
+ * after the last request, and answers with what the ring holds, waiting
+ * at most SAMPLES_WAIT_MS. The first request of a series may get none.
+ */
+static int samples_target(json_t **resp, json_t *args, void *ctx, char *why, size_t len)
+{
+	struct scxk_run *run = ctx;
+	json_t *n = json_object_get(args, "nr_samples");
+	struct cadence_sample_ctl ctl = {0};
+	struct samples_req q = {.max = 1};
+	struct bpf_map *rb_map, *ctl_map;
+	struct ring_buffer *rb;
+	long nr = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t zero = 0;
+	int err;
+
+	if (n && (!json_is_string(n) || scxk_parse_u64(json_string_value(n), &q.max) || !q.max ||
+		  q.max > 100000)) {
+		snprintf(why, len, "\"nr_samples\" must be a string holding 1..100000");
+		return -EINVAL;
+	}
+	rb_map = bpf_object__find_map_by_name(run->obj, CADENCE_SAMPLES_MAP);
+	ctl_map = bpf_object__find_map_by_name(run->obj, CADENCE_SAMPLE_CTL_MAP);
+	if (!rb_map || !ctl_map)
+		return -ENOENT;
+	/* q.max samples per second spread over the CPUs, as --monitor-sched-samples */
+	ctl.interval_ns = 1000000000ULL * (nr > 0 ? nr : 1) / q.max;
+	q.since = mono_ns() - SAMPLE_LEASE_NS;
+	ctl.until_ns = mono_ns() + SAMPLE_LEASE_NS;
+	if (bpf_map_update_elem(bpf_map__fd(ctl_map), &zero, &ctl, BPF_ANY))
+		return -errno;
+	q.list = json_array();
+	rb = q.list ? ring_buffer__new(bpf_map__fd(rb_map), add_sample, &q, NULL) : NULL;
+	if (!rb) {
+		json_decref(q.list);
+		return -ENOMEM;
+	}
+	err = ring_buffer__consume(rb);
+	if (err >= 0 && !json_array_size(q.list))
+		err = ring_buffer__poll(rb, SAMPLES_WAIT_MS);
+	ring_buffer__free(rb);
+	if (err < 0 && err != -EINTR) {
+		json_decref(q.list);
+		return err;
+	}
+	*resp = json_pack("{s:o}", "samples", q.list);
+	return *resp ? 0 : -ENOMEM;
 }
 
 /* ---- life cycle hooks ---- */
@@ -569,8 +728,10 @@ int main(int argc, char **argv)
 			return SCXK_EXIT_OK;
 		if (err)
 			return SCXK_EXIT_USAGE;
-		if (common.check_args)
+		if (common.check_args) {
+			scxk_cli_print_values(&cli, &common, stdout);
 			return SCXK_EXIT_OK;
+		}
 		if (!cfg.samples) {
 			fprintf(stderr, "scx_cadence: --monitor-sched-samples needs N >= 1\n");
 			return SCXK_EXIT_USAGE;

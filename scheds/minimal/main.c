@@ -26,7 +26,7 @@ static struct {
 
 static struct scxk_opt opts[] = {
 	{"fifo", 'f', NULL, SCXK_OPT_FLAG, &cfg.fifo,
-	 "first-come first-served instead of weighted virtual time"},
+	 "first-come first-served instead of weighted virtual time", .upstream = "-f"},
 	{"slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us, "time slice in microseconds",
 	 .min = 100, .max = 1000000},
 	{0},

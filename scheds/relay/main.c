@@ -36,13 +36,20 @@ static struct {
 static struct scxk_opt opts[] = {
 	{"slice-us", 's', "US", SCXK_OPT_U64, &cfg.slice_us,
 	 "longest time slice, and the most sleep credit a waking task gets", .min = 100,
-	 .max = 1000000},
+	 .max = 1000000, .upstream = "-s --slice-us"},
 	{"slice-us-min", 'S', "US", SCXK_OPT_U64, &cfg.slice_us_min,
-	 "shortest time slice when many tasks wait", .min = 50, .max = 1000000},
+	 "shortest time slice when many tasks wait", .min = 50, .max = 1000000,
+	 .upstream = "-S --slice-us-min"},
 	{"percpu-local", 'l', NULL, SCXK_OPT_FLAG, &cfg.percpu_local,
-	 "keep each task on the CPU it ran on last (no idle-CPU search)"},
+	 "keep each task on the CPU it ran on last (no idle-CPU search)",
+	 .upstream = "-l --percpu-local"},
 	{"no-preempt", 0, NULL, SCXK_OPT_FLAG, &cfg.no_preempt,
 	 "never let a waking short-running task preempt a CPU hog"},
+	/* scx_rustland's -p: the common --partial */
+	{"partial", 'p', NULL, SCXK_OPT_COMMON, .upstream = "-p --partial"},
+	/* scx_rustland's options that mean nothing here (docs/upstream-compat.md) */
+	{"numa-local", 'n', NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no per-node placement: the idle-CPU search spans every node"},
 #ifdef SCXK_FAULT_INJECTION
 	{"fault-slice-ns", 0, "NS", SCXK_OPT_U64, &cfg.fault_slice_ns,
 	 "TEST BUILD ONLY: answer every task with this slice, however bogus (libscxuser "

@@ -150,10 +150,8 @@ struct strata_lstats {
 	  "tasks a CPU beside a higher class took from any layer's queue")                         \
 	S(VAL, STRATA_CGROUPS, "cgroups", U64, "",                                                 \
 	  "cgroups seen by the last scan (0 without cgroup matchers)")                             \
-	S(VAL, STRATA_LAYERS, "layers", STRING, "",                                                \
-	  "per layer (JSON object by name): tasks, util, cpus, cpu_list, target, min_cpus, "       \
-	  "max_cpus, sel_local, enq_local, enq_dsq, spill, preempt, preempt_fail, migration, "     \
-	  "keep, yield, excl_idle, lat_hist (run-queue latency, bucket b: [2^(b-1), 2^b) us)")
+	S(VAL, STRATA_LAYERS, "layers", DICT, "string:LayerStats",                                 \
+	  "per layer, by name (the LayerStats struct of stats_meta)")
 
 enum strata_stat { STRATA_STATS(SCXK_STAT_COUNTER) STRATA_NR_STATS };
 enum strata_value { STRATA_STATS(SCXK_STAT_VALUE) STRATA_NR_VALUES };

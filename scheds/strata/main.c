@@ -79,27 +79,78 @@ static int add_spec(const char *arg)
 
 static struct scxk_opt opts[] = {
 	{"slice-us", 's', "US", SCXK_OPT_U64, &opt.slice_us,
-	 "default time slice of layers without slice_us", .min = 100, .max = 1000000},
+	 "default time slice of layers without slice_us", .min = 100, .max = 1000000,
+	 .upstream = "-s --slice-us"},
 	{"interval", 'i', "SECONDS", SCXK_OPT_DOUBLE, &opt.interval,
-	 "layer sizing interval (0.01 to 10)", .max = 10},
+	 "layer sizing interval (0.01 to 10)", .max = 10, .upstream = "-i --interval"},
 	{"example", 'e', "FILE", SCXK_OPT_STRING, &opt.example_path,
-	 "write the documented example config to FILE and exit", .dfl = "none"},
+	 "write the documented example config to FILE and exit", .dfl = "none",
+	 .upstream = "-e --example"},
 	{"run-example", 0, NULL, SCXK_OPT_FLAG, &opt.run_example,
-	 "run with the built-in example config"},
+	 "run with the built-in example config", .upstream = "--run-example"},
 	{"print-and-exit", 0, NULL, SCXK_OPT_FLAG, &opt.print_and_exit,
-	 "print the expanded config (every default filled in) and exit"},
+	 "print the expanded config (every default filled in) and exit",
+	 .upstream = "--print-and-exit"},
 	{"strict", 0, NULL, SCXK_OPT_FLAG, &opt.strict,
 	 "refuse a config with unknown fields or fields ignored here (warnings otherwise)"},
 	{"lo-fb-wait-us", 0, "US", SCXK_OPT_U64, &opt.lo_fb_wait_us,
-	 "fallback queue wait after which it is served first", .max = 10000000},
+	 "fallback queue wait after which it is served first", .max = 10000000,
+	 .upstream = "--lo-fb-wait-us"},
 	{"lo-fb-share", 0, "FRAC", SCXK_OPT_DOUBLE, &opt.lo_fb_share,
-	 "CPU share guaranteed to the fallback queue (0 to 1)", .max = 1},
+	 "CPU share guaranteed to the fallback queue (0 to 1)", .max = 1,
+	 .upstream = "--lo-fb-share"},
 	{"disable-antistall", 0, NULL, SCXK_OPT_FLAG, &opt.disable_antistall,
-	 "never serve a long-waiting queue out of turn"},
+	 "never serve a long-waiting queue out of turn", .upstream = "--disable-antistall"},
 	{"antistall-sec", 0, "SECONDS", SCXK_OPT_U64, &opt.antistall_sec,
-	 "queue wait after which any CPU of its LLC serves it first", .min = 1, .max = 3600},
+	 "queue wait after which any CPU of its LLC serves it first", .min = 1, .max = 3600,
+	 .upstream = "--antistall-sec"},
 	{"disable-topology", 't', NULL, SCXK_OPT_FLAG, &opt.disable_topology,
-	 "ignore the layers' nodes and llcs restrictions"},
+	 "ignore the layers' nodes and llcs restrictions", .upstream = "-t --disable-topology",
+	 .optval = true},
+	/* scx_layered's options that mean nothing here (docs/upstream-compat.md) */
+	{"max-exec-us", 'M', "US", SCXK_OPT_U64, NULL, NULL,
+	 .ignored = "no per-task execution cap beyond the layer's slice"},
+	{"no-load-frac-limit", 'n', NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "layer sizing has no load-fraction limit to lift"},
+	{"monitor-disable", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no stats thread to turn off; the socket answers on demand"},
+	{"layer-preempt-weight-disable", 0, "FRAC", SCXK_OPT_DOUBLE, NULL, NULL,
+	 .ignored = "preemption is per layer, never disabled by weight"},
+	{"layer-growth-weight-disable", 0, "FRAC", SCXK_OPT_DOUBLE, NULL, NULL,
+	 .ignored = "growth is per layer, never disabled by weight"},
+	{"stats-columns", 0, "N", SCXK_OPT_U64, NULL, NULL,
+	 .ignored = "--stats prints one line per layer, not a table"},
+	{"stats-no-llc", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "--stats has no per-LLC part"},
+	{"allow-partial-core", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "layers are sized in CPUs, not whole cores"},
+	{"local-llc-iteration", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "queues are always scanned from the local LLC outwards"},
+	{"enable-gpu-affinitize", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "no GPU awareness"},
+	{"gpu-affinitize-secs", 0, "SECONDS", SCXK_OPT_U64, NULL, NULL,
+	 .ignored = "no GPU awareness"},
+	{"enable-gpu-support", 0, NULL, SCXK_OPT_FLAG, NULL, NULL, .ignored = "no GPU awareness"},
+	{"gpu-kprobe-level", 0, "N", SCXK_OPT_U64, NULL, NULL, .ignored = "no GPU awareness"},
+	{"enable-match-debug", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "matches are not traced; --print-and-exit shows the rules"},
+	{"util-compensation", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "utilisation is measured, not compensated"},
+	{"netdev-irq-balance", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "network IRQs are left where the kernel puts them"},
+	{"disable-queued-wakeup", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "queued wakeups are the kernel's to use"},
+	{"disable-percpu-kthread-preempt", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "per-CPU kthreads never preempt here"},
+	{"percpu-kthread-preempt-all", 0, NULL, SCXK_OPT_FLAG, NULL, NULL,
+	 .ignored = "per-CPU kthreads never preempt here"},
+	{"layer-refresh-ms-avgruntime", 0, "MS", SCXK_OPT_U64, NULL, NULL,
+	 .ignored = "no AvgRuntime matcher to refresh"},
+	{"task-hint-map", 0, "PATH", SCXK_OPT_STRING, NULL, NULL, .ignored = "no task-hint map"},
+	{"hi-fb-thread-name", 0, "NAME", SCXK_OPT_STRING, NULL, NULL,
+	 .ignored = "one fallback queue per LLC, no high-priority one"},
+	{"virt-llc", 0, NULL, SCXK_OPT_FLAG, NULL, NULL, .parse = scxk_parse_virt_llc,
+	 .optval = true, .ignored = "layers use the real LLCs"},
 	{0},
 };
 
@@ -676,6 +727,44 @@ static const struct scxk_stat_desc stat_fields[] = {STRATA_STATS(SCXK_STAT_DESC)
 #define STRATA_LSTAT_NAME(id, name, help) [(id)] = (name),
 static const char *const lstat_names[STRATA_NR_LSTATS] = {STRATA_LSTATS(STRATA_LSTAT_NAME)};
 
+/* The struct of "layers": what layers_json() sends for each layer, declared for stats_meta. */
+#define LAYER_FIELD(name, type, unit, help)                                                        \
+	{                                                                                          \
+		name, SCXK_STAT_##type, help, unit, SCXK_STAT_KIND_VAL, 0                          \
+	}
+/* runtime_ns feeds util and is not sent */
+#define LAYER_LSTAT(id, name, help)                                                                \
+	{name,                                                                                     \
+	 SCXK_STAT_U64,                                                                            \
+	 help " (since the previous read)",                                                        \
+	 "",                                                                                       \
+	 (id) == STRATA_LS_RUNTIME_NS ? SCXK_STAT_KIND_RAW : SCXK_STAT_KIND_VAL,                   \
+	 0},
+static const struct scxk_stat_desc layer_fields[] = {
+	LAYER_FIELD("tasks", U64, "", "tasks in the layer"),
+	LAYER_FIELD("util", FLOAT, "CPUs", "CPU time run over the last interval"),
+	LAYER_FIELD("cpus", U64, "", "CPUs the layer holds"),
+	LAYER_FIELD("cpu_list", STRING, "", "those CPUs, as a list"),
+	LAYER_FIELD("target", U64, "", "CPUs the sizing wants for it"),
+	LAYER_FIELD("min_cpus", U64, "", "its lower bound"),
+	LAYER_FIELD("max_cpus", U64, "", "its upper bound"),
+	/* clang-format off */
+	STRATA_LSTATS(LAYER_LSTAT)
+	/* clang-format on */
+	LAYER_FIELD("lat_hist", ARRAY, "u64",
+		    "run-queue latency since the previous read: bucket b counts waits in "
+		    "[2^(b-1), 2^b) us"),
+};
+
+static const struct scxk_stats_struct layer_struct = {
+	.name = "LayerStats",
+	.desc = "one layer of the config",
+	.fields = layer_fields,
+	.nr_fields = sizeof(layer_fields) / sizeof(layer_fields[0]),
+	.om_prefix = "layer_",
+	.om_label = "layer_name",
+};
+
 /* "layers": one object per layer; its counters are deltas since this client's previous read. */
 static json_t *layers_json(const struct strata_lstats *ls, struct strata_lstats *prev)
 {
@@ -732,6 +821,8 @@ static const struct scxk_sched_stats stats = {
 	.nr_fields = sizeof(stat_fields) / sizeof(stat_fields[0]),
 	.state_size = sizeof(struct strata_lstats) * STRATA_MAX_LAYERS,
 	.collect = stats_collect,
+	.subs = &layer_struct,
+	.nr_subs = 1,
 };
 
 static struct scxk_sched sched = {

@@ -155,6 +155,91 @@ static void test_defaults(void **state)
 }
 
 /* upstream's spellings (scx_utils' common and libbpf options) */
+/*
+ * An option table's upstream declarations: aliases (another long name and
+ * short letter), a common option's short letter, multi-value, optional
+ * bool values, and ignored options (checked, not stored, one notice).
+ */
+static uint64_t up_num, up_list_n;
+static bool up_flag;
+
+static int parse_count(const char *arg, void *dest)
+{
+	(void)arg;
+	(*(uint64_t *)dest)++;
+	return strcmp(arg, "bad") ? 0 : -EINVAL;
+}
+
+static struct scxk_opt up_opts[] = {
+	{"num", 'n', "N", SCXK_OPT_U64, &up_num, "a number", .max = 100,
+	 .upstream = "-N --upstream-num"},
+	{"list", 'C', "X", SCXK_OPT_CUSTOM, &up_list_n, "values", .parse = parse_count,
+	 .multi = true},
+	{"topo", 't', NULL, SCXK_OPT_FLAG, &up_flag, "a flag", .optval = true},
+	{"partial", 'p', NULL, SCXK_OPT_COMMON},
+	{"old", 'o', "N", SCXK_OPT_U64, NULL, NULL, .max = 5, .ignored = "nothing here"},
+	{0},
+};
+
+static const struct scxk_cli up_cli = {.prog = "scx_up", .summary = "t", .opts = up_opts};
+
+static int parse_up(struct scxk_common_opts *c, ...)
+{
+	char *argv[32];
+	va_list ap;
+	int argc = 1;
+
+	argv[0] = "scx_up";
+	va_start(ap, c);
+	while ((argv[argc] = va_arg(ap, char *)) && argc < 30)
+		argc++;
+	va_end(ap);
+	up_num = up_list_n = 0;
+	up_flag = false;
+	return scxk_cli_parse(&up_cli, argc, argv, c);
+}
+
+static void test_upstream_table(void **state)
+{
+	struct scxk_common_opts c;
+	struct capture cap;
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(parse_up(&c, "--upstream-num", "7", NULL), 0);
+	assert_int_equal(up_num, 7);
+	assert_int_equal(parse_up(&c, "-N", "8", NULL), 0);
+	assert_int_equal(up_num, 8);
+	assert_int_equal(parse_up(&c, "-N", "101", NULL), -EINVAL);
+	assert_int_equal(parse_up(&c, "-p", NULL), 0);
+	assert_true(c.partial);
+	assert_int_equal(parse_up(&c, "-C", "a", "b", "c", "-t", "-C", "d", NULL), 0);
+	assert_int_equal(up_list_n, 4);
+	assert_true(up_flag);
+	assert_int_equal(parse_up(&c, "-C", "a", "bad", NULL), -EINVAL);
+	assert_int_equal(parse_up(&c, "--topo", "false", NULL), 0);
+	assert_false(up_flag);
+	assert_int_equal(parse_up(&c, "--topo=true", NULL), 0);
+	assert_true(up_flag);
+	assert_int_equal(parse_up(&c, "--topo=1", NULL), -EINVAL);
+	assert_int_equal(parse_up(&c, "--topo", "maybe", NULL), -EINVAL); /* a stray argument */
+	assert_int_equal(parse_up(&c, "--relaxed-maps", "false", NULL), 0);
+	assert_false(c.relaxed_maps);
+	assert_int_equal(parse_up(&c, "--relaxed-maps", NULL), 0);
+	assert_true(c.relaxed_maps);
+	assert_int_equal(parse_up(&c, "-o", "6", NULL), -EINVAL);
+	capture_start(&cap, STDERR_FILENO);
+	assert_int_equal(parse_up(&c, "--old", "3", NULL), 0);
+	capture_end(&cap, buf, sizeof(buf));
+	assert_string_equal(buf, "scx_up: note: upstream's --old is accepted and ignored: nothing "
+				 "here\n");
+	capture_start(&cap, STDOUT_FILENO);
+	assert_int_equal(parse_up(&c, "--help-upstream", NULL), SCXK_CLI_DONE);
+	capture_end(&cap, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "| `-N`, `--upstream-num` | `-n`, `--num` |\n"));
+	assert_non_null(strstr(buf, "| `-o`, `--old` | accepted, ignored: nothing here |\n"));
+}
+
 static void test_upstream_spellings(void **state)
 {
 	struct scxk_common_opts c;
@@ -420,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_check_args),
 		cmocka_unit_test(test_help_options),
 		cmocka_unit_test(test_upstream_spellings),
+		cmocka_unit_test(test_upstream_table),
 		cmocka_unit_test(test_tool),
 		cmocka_unit_test(test_error),
 	};

@@ -252,15 +252,23 @@ static void test_handle_errors(void **unused)
 		json_t *resp = handle(bad[i], &err);
 
 		assert_int_equal(err, EINVAL);
-		assert_true(json_is_null(resp));
+		/* as upstream's server: the error's text in resp */
+		assert_true(json_is_string(resp) && json_string_length(resp) > 0);
 		json_decref(resp);
 	}
 	line = scxk_stats_handle(&ops, NULL, "{\"req\":\"nope\"}", 14);
-	assert_string_equal(line, "{\"errno\":22,\"args\":{\"resp\":null}}");
+	assert_string_equal(line,
+			    "{\"errno\":22,\"args\":{\"resp\":\"unknown request \\\"nope\\\"; "
+			    "requests: stats, stats_meta\"}}");
+	free(line);
+	line = scxk_stats_handle(&ops, NULL, "{\"req\":\"stats\",\"args\":{\"target\":\"x\"}}", 37);
+	assert_string_equal(line,
+			    "{\"errno\":22,\"args\":{\"resp\":\"unknown stats target \\\"x\\\"; "
+			    "targets: top\"}}");
 	free(line);
 	/* No ops: meta is empty, stats is refused. */
 	line = scxk_stats_handle(NULL, NULL, STATS_REQ, strlen(STATS_REQ));
-	assert_string_equal(line, "{\"errno\":22,\"args\":{\"resp\":null}}");
+	assert_string_equal(line, "{\"errno\":22,\"args\":{\"resp\":\"Invalid argument\"}}");
 	free(line);
 	line = scxk_stats_handle(NULL, NULL, "{\"req\":\"stats_meta\"}", 20);
 	assert_string_equal(line, "{\"errno\":0,\"args\":{\"resp\":{}}}");
@@ -281,7 +289,8 @@ static void test_handle_oversized(void **unused)
 	free(line);
 	req[SCXK_STATS_MAX_REQ] = ' ';
 	line = scxk_stats_handle(&ops, NULL, req, SCXK_STATS_MAX_REQ + 1);
-	assert_string_equal(line, "{\"errno\":7,\"args\":{\"resp\":null}}");
+	assert_string_equal(line,
+			    "{\"errno\":7,\"args\":{\"resp\":\"request longer than 4096 bytes\"}}");
 	free(line);
 	free(req);
 }
@@ -296,7 +305,7 @@ static void test_handle_collect_error(void **unused)
 	resp = handle(STATS_REQ, &err);
 	collect_err = 0;
 	assert_int_equal(err, EIO);
-	assert_true(json_is_null(resp));
+	assert_string_equal(json_string_value(resp), "Input/output error");
 	json_decref(resp);
 }
 
@@ -316,14 +325,15 @@ static void test_meta_schema(void **unused)
 	assert_non_null(st);
 	assert_string_equal(json_string_value(json_object_get(st, "name")), "Test");
 	assert_string_equal(json_string_value(json_object_get(st, "desc")), "test stats");
-	assert_true(json_is_true(json_object_get(st, "top")));
+	/* upstream's StatsStructAttrs: top is Option<String>, "true" */
+	assert_string_equal(json_string_value(json_object_get(st, "top")), "true");
 	fj = json_object_get(st, "fields");
 	assert_int_equal(json_object_size(fj), 4);
 	json_object_foreach(fj, key, f)
 	{
 		assert_string_equal(key, fields[i].name);
-		assert_int_equal(json_object_size(f), 3);
-		assert_string_equal(json_string_value(json_object_get(f, "name")), fields[i].name);
+		/* upstream's StatsField: its StatsData variant and desc, no name */
+		assert_int_equal(json_object_size(f), 2);
 		assert_string_equal(json_string_value(json_object_get(f, "desc")), fields[i].desc);
 		assert_string_equal(json_string_value(json_object_get(f, "datum")), datum[i]);
 		i++;
@@ -331,6 +341,89 @@ static void test_meta_schema(void **unused)
 	json_decref(resp);
 	json_decref(handle("{\"req\":\"stats_meta\",\"args\":{}}", &err));
 	assert_int_equal(err, 0);
+}
+
+/*
+ * Nested fields, the structs they hold and named targets, typed as
+ * upstream's scx_stats serialises its StatsMeta.
+ */
+static const struct scxk_stat_desc sub_fields[] = {
+	{"load", SCXK_STAT_FLOAT, "load"},
+};
+static const struct scxk_stat_desc nest_fields[] = {
+	{"doms", SCXK_STAT_DICT, "per domain", "u64:Dom"},
+	{"hist", SCXK_STAT_ARRAY, "a histogram", "u64"},
+};
+static const struct scxk_stats_struct subs[] = {
+	{"Dom", "one domain", sub_fields, 1, "dom_", "domain"},
+};
+
+static int t_target(json_t **resp, json_t *args, void *ctx, char *why, size_t len)
+{
+	json_t *n = json_object_get(args, "n");
+
+	if (!json_is_string(n)) {
+		snprintf(why, len, "n is missing");
+		return -EINVAL;
+	}
+	*resp = json_pack("{s:s,s:s}", "n", json_string_value(n), "ctx", (const char *)ctx);
+	return 0;
+}
+
+static const struct scxk_stats_target targets[] = {
+	{"samples", t_target},
+	{"other", NULL, "not here"},
+};
+
+static const struct scxk_stats_ops nest_ops = {
+	.name = "Top",
+	.desc = "top",
+	.fields = nest_fields,
+	.nr_fields = 2,
+	.subs = subs,
+	.nr_subs = 1,
+	.targets = targets,
+	.nr_targets = 2,
+	.target_ctx = "c",
+};
+
+static char *nest(const char *req)
+{
+	return scxk_stats_handle(&nest_ops, NULL, req, strlen(req));
+}
+
+static void test_meta_nested_and_targets(void **unused)
+{
+	char *line;
+
+	(void)unused;
+	line = nest("{\"req\":\"stats_meta\"}");
+	assert_string_equal(
+		line,
+		"{\"errno\":0,\"args\":{\"resp\":{"
+		"\"Top\":{\"name\":\"Top\",\"desc\":\"top\",\"fields\":{"
+		"\"doms\":{\"dict\":{\"key\":\"u64\",\"datum\":{\"struct\":\"Dom\"}},"
+		"\"desc\":\"per domain\"},\"hist\":{\"array\":\"u64\",\"desc\":\"a histogram\"}},"
+		"\"top\":\"true\"},"
+		"\"Dom\":{\"name\":\"Dom\",\"desc\":\"one domain\",\"fields\":{"
+		"\"load\":{\"datum\":\"float\",\"desc\":\"load\"}},"
+		"\"user\":{\"_om_prefix\":\"dom_\",\"_om_label\":\"domain\"}}}}}");
+	free(line);
+	line = nest("{\"req\":\"stats\",\"args\":{\"target\":\"samples\",\"n\":\"5\"}}");
+	assert_string_equal(line, "{\"errno\":0,\"args\":{\"resp\":{\"n\":\"5\",\"ctx\":\"c\"}}}");
+	free(line);
+	line = nest("{\"req\":\"stats\",\"args\":{\"target\":\"samples\"}}");
+	assert_string_equal(line, "{\"errno\":22,\"args\":{\"resp\":\"n is missing\"}}");
+	free(line);
+	line = nest("{\"req\":\"stats\",\"args\":{\"target\":\"other\"}}");
+	assert_string_equal(line,
+			    "{\"errno\":95,\"args\":{\"resp\":\"stats target \\\"other\\\" is "
+			    "not served here: not here\"}}");
+	free(line);
+	line = nest("{\"req\":\"stats\",\"args\":{\"target\":\"zz\"}}");
+	assert_string_equal(line, "{\"errno\":22,\"args\":{\"resp\":\"unknown stats target "
+				  "\\\"zz\\\"; targets: top, samples\"}}");
+	free(line);
 }
 
 /* ---- printers ---- */
@@ -533,7 +626,7 @@ static void test_malformed_and_oversized(void **unused)
 	/* Malformed: answered with EINVAL, the connection stays. */
 	raw_send(fd, "garbage\n");
 	assert_true(raw_line(fd, buf, sizeof(buf), 1000) > 0);
-	assert_string_equal(buf, "{\"errno\":22,\"args\":{\"resp\":null}}");
+	assert_non_null(strstr(buf, "{\"errno\":22,\"args\":{\"resp\":\"malformed request: "));
 	raw_send(fd, "{\"req\":\"stats\"}\n{\"req\":\"stats_meta\"}\n");
 	assert_true(raw_line(fd, buf, sizeof(buf), 1000) > 0);
 	assert_non_null(strstr(buf, "{\"errno\":0,"));
@@ -548,7 +641,8 @@ static void test_malformed_and_oversized(void **unused)
 	raw_send(fd, big);
 	free(big);
 	assert_true(raw_line(fd, buf, sizeof(buf), 1000) > 0);
-	assert_string_equal(buf, "{\"errno\":7,\"args\":{\"resp\":null}}");
+	assert_string_equal(buf,
+			    "{\"errno\":7,\"args\":{\"resp\":\"request longer than 4096 bytes\"}}");
 	assert_int_equal(raw_line(fd, buf, sizeof(buf), 1000), 0);
 	close(fd);
 	scxk_stats_server_stop(srv);
@@ -731,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_handle_oversized),
 		cmocka_unit_test(test_handle_collect_error),
 		cmocka_unit_test(test_meta_schema),
+		cmocka_unit_test(test_meta_nested_and_targets),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_socket_mode, setup_dir, teardown_dir),

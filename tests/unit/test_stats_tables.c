@@ -67,11 +67,26 @@ static size_t nr_served(const struct scxk_stat_desc *f, size_t n)
 /* The stats_meta of @f: one field object per served stat, each with help text. */
 static void check_meta(const char *sched, const struct scxk_stat_desc *f, size_t n)
 {
-	struct scxk_stats_ops ops = {.name = "Metrics", .fields = f, .nr_fields = n};
-	json_t *meta = scxk_stats_meta_json(&ops), *fields, *fj;
+	/* the structs DICT fields name live in the loaders: empty stand-ins here */
+	struct scxk_stats_struct subs[8] = {0};
+	struct scxk_stats_ops ops = {.name = "Metrics", .fields = f, .nr_fields = n, .subs = subs};
+	json_t *meta, *fields, *fj;
 	const char *key;
 
-	assert_non_null(meta);
+	for (size_t i = 0; i < n; i++) {
+		const char *colon = f[i].unit ? strchr(f[i].unit, ':') : NULL;
+
+		if (f[i].type != SCXK_STAT_DICT)
+			continue;
+		if (!colon || (strncmp(f[i].unit, "u64:", 4) && strncmp(f[i].unit, "string:", 7)))
+			fail_msg("%s: dict field %s: unit '%s' is not KEY:STRUCT (u64 or string)",
+				 sched, f[i].name, f[i].unit ? f[i].unit : "");
+		assert_true(ops.nr_subs < 8);
+		subs[ops.nr_subs++].name = colon + 1;
+	}
+	meta = scxk_stats_meta_json(&ops);
+	if (!meta)
+		fail_msg("%s: no stats_meta (a nested field's unit is malformed?)", sched);
 	fields = json_object_get(json_object_get(meta, "Metrics"), "fields");
 	assert_non_null(fields);
 	/* A name used twice would collapse into one key here. */
@@ -187,6 +202,7 @@ static void test_set(void **state)
 		{"x", SCXK_STAT_FLOAT, "a real", "", SCXK_STAT_KIND_VAL, 1},
 		{"s", SCXK_STAT_STRING, "a string", "", SCXK_STAT_KIND_VAL, 2},
 		{"c", SCXK_STAT_U64, "a counter", "", SCXK_STAT_KIND_CNT, 3},
+		{"d", SCXK_STAT_DICT, "a dict", "string:S", SCXK_STAT_KIND_VAL, 4},
 	};
 	struct scxk_stats_read r = {.out = json_object(), .fields = f, .nr_fields = N(f)};
 
@@ -194,15 +210,19 @@ static void test_set(void **state)
 	assert_int_equal(scxk_stats_set_u64(&r, 0, 7), 0);
 	assert_int_equal(scxk_stats_set_real(&r, 1, 0.5), 0);
 	assert_int_equal(scxk_stats_set_str(&r, 2, "on"), 0);
-	assert_int_equal(scxk_stats_set(&r, 2, json_object()), 0); /* nested: allowed */
+	/* a string is a string: nested values are DICT or ARRAY fields */
+	assert_int_equal(scxk_stats_set(&r, 2, json_object()), -EINVAL);
+	assert_int_equal(scxk_stats_set(&r, 4, json_object()), 0);
+	assert_int_equal(scxk_stats_set(&r, 4, json_array()), -EINVAL);
 	assert_int_equal(scxk_stats_set_real(&r, 0, 1.0), -EINVAL);
 	assert_int_equal(scxk_stats_set_u64(&r, 1, 1), -EINVAL);
 	assert_int_equal(scxk_stats_set_u64(&r, 3, 1), -ENOENT); /* a counter's id, not a value */
 	assert_int_equal(scxk_stats_set_u64(&r, 9, 1), -ENOENT);
 	assert_int_equal(scxk_stats_set(&r, 1, NULL), 0); /* NaN: left out */
 	assert_int_equal(json_integer_value(json_object_get(r.out, "n")), 7);
-	assert_true(json_is_object(json_object_get(r.out, "s")));
-	assert_int_equal(json_object_size(r.out), 3);
+	assert_string_equal(json_string_value(json_object_get(r.out, "s")), "on");
+	assert_true(json_is_object(json_object_get(r.out, "d")));
+	assert_int_equal(json_object_size(r.out), 4);
 	json_decref(r.out);
 }
 

@@ -167,7 +167,8 @@ while read -r name type short meta min max choices; do
 			done
 			;;
 		*)
-			for v in -1 +5 "$long" garbage; do
+			# -2, not -1: upstream's spelling of "off" for some (brisk's -I -1).
+			for v in -2 +5 "$long" garbage; do
 				expect_usage "--$name='$(echo "$v" | head -c 24)' (not a valid value)" \
 					"$name" "--$name=$v"
 			done
