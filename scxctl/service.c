@@ -98,6 +98,25 @@ static int must(int rc, const char *what)
 	return 0;
 }
 
+/*
+ * What the scheduler printed in the unit's last run: a scheduler that
+ * exits at once (exit 2: a bad configuration) says why there, and the
+ * user of scxctl should not have to go and look it up.
+ */
+static void show_unit_output(const struct scxctl_sched *s)
+{
+	char id[64], match[96], out[4096];
+	char *argv[] = {"journalctl", "--no-pager", "-q", "-o", "cat", "-n", "8", match, NULL};
+
+	show("InvocationID", id, sizeof(id));
+	if (!id[0])
+		return;
+	snprintf(match, sizeof(match), "_SYSTEMD_INVOCATION_ID=%s", id);
+	if (scxctl_run(argv, out, sizeof(out), 10 /* s */) || !out[0])
+		return;
+	fprintf(stderr, "scxctl: the last lines scx_%s logged in %s:\n%s", s->name, UNIT, out);
+}
+
 /* Wait for the kernel to run @s, giving up early if the unit failed. */
 static int wait_enabled(const struct scxctl_sched *s, unsigned int timeout_s)
 {
@@ -110,6 +129,7 @@ static int wait_enabled(const struct scxctl_sched *s, unsigned int timeout_s)
 		show("ActiveState", state, sizeof(state));
 		if (!strcmp(state, "failed") || !strcmp(state, "inactive")) {
 			show("Result", result, sizeof(result));
+			show_unit_output(s);
 			/* RestartPreventExitStatus=2: the scheduler rejected its configuration. */
 			return scxk_err(!strcmp(result, "exit-code") ? -EINVAL : -EIO,
 					"%s is %s (%s): scx_%s did not start; see 'journalctl -u "
@@ -123,13 +143,100 @@ static int wait_enabled(const struct scxctl_sched *s, unsigned int timeout_s)
 			UNIT, s->name, timeout_s, UNIT);
 }
 
+/*
+ * Where the unit cannot see a file that scxctl can: scxctl runs outside
+ * the sandbox, so an argument naming a file there would pass here and
+ * fail in the unit, as a bare "scx.service failed" (issue 25). The
+ * settings are read from the unit itself (systemctl show), so a drop-in
+ * that changes them changes this check too. InaccessiblePaths= entries
+ * may carry systemd's "-" (ignore if missing) prefix.
+ */
+struct hidden {
+	const char *dir;
+	const char *why;
+};
+
+static int hidden_dirs(struct hidden *h, int max, char *inacc, size_t inacc_len)
+{
+	static const char *const home[] = {"/home", "/root", "/run/user"};
+	static const char *const tmp[] = {"/tmp", "/var/tmp"};
+	char v[64], *save = NULL, *w;
+	unsigned int i;
+	int n = 0;
+
+	show("ProtectHome", v, sizeof(v));
+	if (!strcmp(v, "yes") || !strcmp(v, "tmpfs"))
+		for (i = 0; i < 3 && n < max; i++)
+			h[n++] = (struct hidden){home[i], !strcmp(v, "yes") ? "ProtectHome=yes"
+									    : "ProtectHome=tmpfs"};
+	show("PrivateTmp", v, sizeof(v));
+	if (!strcmp(v, "yes"))
+		for (i = 0; i < 2 && n < max; i++)
+			h[n++] = (struct hidden){tmp[i], "PrivateTmp=yes: its own, empty /tmp"};
+	show("InaccessiblePaths", inacc, inacc_len);
+	for (w = strtok_r(inacc, " ", &save); w && n < max; w = strtok_r(NULL, " ", &save))
+		h[n++] = (struct hidden){w + (*w == '-'), "InaccessiblePaths="};
+	return n;
+}
+
+/* @path is @dir or below it, compared as text ("/tmpx" is not below "/tmp"). */
+static bool below(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	return !strncmp(path, dir, len) && (path[len] == '\0' || path[len] == '/');
+}
+
+/*
+ * Every absolute path in the arguments: a word that starts with "/", or
+ * the part after "=" (--config=/x) or ":" (scx_strata's f:/x).
+ */
+static int check_paths(const struct scxctl_sched *s, char *const *argv, int argc)
+{
+	struct hidden h[16];
+	char inacc[1024];
+	const char *p;
+	int i, j, n = -1;
+
+	for (i = 0; i < argc; i++) {
+		/* p: the word's start, then each "=" or ":" in it */
+		for (p = argv[i]; p; p = strpbrk(p + 1, "=:")) {
+			const char *path = p == argv[i] ? p : p + 1;
+
+			if (*path != '/')
+				continue;
+			if (n < 0)
+				n = hidden_dirs(h, 16, inacc, sizeof(inacc));
+			for (j = 0; j < n; j++)
+				if (below(path, h[j].dir))
+					return scxk_err(
+						-EINVAL,
+						"scx_%s would not find %s: %s hides %s from it "
+						"(%s); put the file under /etc (e.g. /etc/scx), or "
+						"run it outside the service with --direct",
+						s->name, path, UNIT, h[j].dir, h[j].why);
+		}
+	}
+	return 0;
+}
+
+/* The next plain start, or boot, uses /etc/default/scx again. */
+static void drop_overrides(void)
+{
+	systemctl("unset-environment", "SCX_SCHEDULER_OVERRIDE", "SCX_FLAGS_OVERRIDE", NULL, NULL,
+		  0);
+}
+
 int scxctl_service_run(const struct scxctl_sched *s, char *const *argv, int argc, bool restart,
 		       const struct scxctl_opts *o)
 {
 	char sched[64], flags[4096], out[4096];
 	int err;
 
-	if ((err = join_flags(argv, argc, flags, sizeof(flags))))
+	if ((err = join_flags(argv, argc, flags, sizeof(flags))) ||
+	    (err = check_paths(s, argv, argc)))
 		return err;
 	snprintf(sched, sizeof(sched), "SCX_SCHEDULER_OVERRIDE=scx_%s", s->name);
 	if ((err = must(systemctl("set-environment", sched, flags, NULL, out, sizeof(out)),
@@ -141,10 +248,18 @@ int scxctl_service_run(const struct scxctl_sched *s, char *const *argv, int argc
 		     systemctl(restart ? "restart" : "start", UNIT, NULL, NULL, out, sizeof(out)),
 		     restart ? "restart " UNIT : "start " UNIT))) {
 		fputs(out, stderr);
+		drop_overrides();
 		return err;
 	}
-	if ((err = wait_enabled(s, o->timeout_s)))
+	if ((err = wait_enabled(s, o->timeout_s))) {
+		/*
+		 * Else the manager keeps them and the next "systemctl start
+		 * scx" runs the scheduler that just failed, not the one of
+		 * /etc/default/scx (seen in distro-scx-control).
+		 */
+		drop_overrides();
 		return err;
+	}
 	printf("%s scx_%s through %s\n", restart ? "switched to" : "started", s->name, UNIT);
 	return 0;
 }
@@ -155,9 +270,7 @@ int scxctl_service_stop(const struct scxctl_opts *o)
 	int err;
 
 	err = must(systemctl("stop", UNIT, NULL, NULL, out, sizeof(out)), "stop " UNIT);
-	/* The next plain start, or boot, uses /etc/default/scx again. */
-	systemctl("unset-environment", "SCX_SCHEDULER_OVERRIDE", "SCX_FLAGS_OVERRIDE", NULL, NULL,
-		  0);
+	drop_overrides();
 	if (err) {
 		fputs(out, stderr);
 		return err;
