@@ -11,6 +11,7 @@
 #define __CADENCE_BPF_H
 
 #include <scxkit/common.bpf.h>
+#include <scxkit/cgweight.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/preempt.bpf.h>
 #include <scxkit/stats.bpf.h>
@@ -49,16 +50,21 @@ extern const volatile u32 dom_nbr[CADENCE_MAX_DOMS][CADENCE_MAX_DOMS];
 /* ---- shared with the loader, and state (cadence.bpf.c) ---- */
 extern struct cadence_sys sys;
 extern u32 pm_request, dom_stealee[CADENCE_MAX_DOMS];
-extern u64 cur_clk, avg_svc;
+extern u64 cur_clk;
 extern u32 active_epoch;
 
 struct task_ctx {
 	u64 wait_freq, wake_freq, run_freq; /* per second, EWMA */
 	u64 last_wait_at, last_wake_at, last_run_at;
 	u64 avg_runtime, acc_runtime;
-	u64 svc; /* weighted service time */
+	/*
+	 * Weighted virtual time: run time divided by the task's weight
+	 * flattened through its cgroups (scxkit/cgweight.bpf.h). Deadlines
+	 * start from it, so shares follow nice and cpu.weight.
+	 */
+	u64 svc;
 	u64 lat_cri, perf_cri;
-	u64 dl_delta; /* the last deadline's distance from the clock */
+	u64 dl_delta; /* the criticality part of the last deadline */
 	u64 deadline;
 	u64 waker_lat_cri; /* of the task that woke it last */
 	u32 boost;	   /* CADENCE_BOOST_* of the pending wakeup */
@@ -79,7 +85,7 @@ struct cpu_ctx {
 	u64 curr_dl_delta;	    /* the current task's deadline distance; 0: unknown */
 	u64 lc_sum, lc_max, lc_nr;  /* lat_cri of schedules in this window */
 	u64 pc_sum, pc_min, pc_max; /* perf_cri likewise */
-	u64 svc_sum;
+	u64 charged_at;		    /* the current task's svc is charged up to here */
 	u64 last_sample;
 	u32 perf_set; /* the level last handed to scx_bpf_cpuperf_set() + 1 */
 	u32 running;
