@@ -228,23 +228,14 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
  * it go on when it is still first in line. Only with tasks queued here:
  * an empty queue is the "nothing waits" case of cadence_dispatch().
  */
-static bool keep_prev(struct task_struct *prev, u64 cpu_dsq, u32 d)
+static bool keep_prev(struct task_struct *prev, u64 head)
 {
 	struct task_ctx *tctx;
 	struct cpu_ctx *c;
-	u64 now, svc, dl, head = ~0ULL, h;
+	u64 now, svc, dl;
 
-	if (!scxk_prev_runnable(prev) || !(tctx = task_ctx(prev)) ||
+	if (head == ~0ULL || !scxk_prev_runnable(prev) || !(tctx = task_ctx(prev)) ||
 	    !(c = scxk_percpu_ctx(&cpu_ctxs)))
-		return false;
-	if (scx_bpf_dsq_nr_queued(d))
-		head = scxk_dsq_head_vtime(d);
-	if (scx_bpf_dsq_nr_queued(cpu_dsq)) {
-		h = scxk_dsq_head_vtime(cpu_dsq);
-		if (head == ~0ULL || scxk_time_before(h, head))
-			head = h;
-	}
-	if (head == ~0ULL)
 		return false;
 	now = scxk_now();
 	svc = tctx->svc + scxk_cgw_charge_prev(prev, now - c->charged_at);
@@ -259,16 +250,35 @@ static bool keep_prev(struct task_struct *prev, u64 cpu_dsq, u32 d)
 	return true;
 }
 
+/* The earliest deadline queued on this CPU's queue or its domain's; ~0 if none. */
+static u64 queued_head(u64 cpu_dsq, u32 d)
+{
+	u64 head = ~0ULL, h;
+
+	if (scx_bpf_dsq_nr_queued(d))
+		head = scxk_dsq_head_vtime(d);
+	if (scx_bpf_dsq_nr_queued(cpu_dsq)) {
+		h = scxk_dsq_head_vtime(cpu_dsq);
+		if (head == ~0ULL || scxk_time_before(h, head))
+			head = h;
+	}
+	return head;
+}
+
 void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 {
-	u64 cpu_dsq = SCXK_DSQ_CPU(cpu);
+	u64 cpu_dsq = SCXK_DSQ_CPU(cpu), head;
 	u32 d = dom_of(cpu);
 	struct task_ctx *tctx;
 
 	/* An under-loaded domain helps an over-loaded one first. */
 	if (nr_doms > 1 && sys.nr_stealees && !dom_stealee[d] && steal(d, true))
 		return;
-	if (keep_prev(prev, cpu_dsq, d))
+	head = queued_head(cpu_dsq, d);
+	/* Weight across domains: take a much earlier deadline from another. */
+	if (nr_doms > 1 && steal_earlier(d, head, prev))
+		return;
+	if (keep_prev(prev, head))
 		return;
 	/* Earliest deadline of this CPU's queue and its domain's. */
 	if (scxk_dsq_move_earliest(cpu_dsq, d))

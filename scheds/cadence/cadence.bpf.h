@@ -155,6 +155,7 @@ __hidden s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tctx, s32 pre
 			   u64 wake_flags);
 __hidden void kick_for(struct task_struct *p, u32 d);
 bool steal(u32 d, bool only_stealees);
+__hidden bool steal_earlier(u32 d, u64 local, struct task_struct *prev);
 
 /* criticality.bpf.c */
 __hidden void update_lat_cri(struct task_struct *p, struct task_ctx *tctx);
