@@ -126,7 +126,7 @@ void BPF_STRUCT_OPS(cadence_runnable, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	/* Long sleepers come back at most CADENCE_LAG_MAX_NS behind the clock. */
-	tctx->svc = cadence_svc_floor(tctx->svc, READ_ONCE(cur_clk));
+	tctx->svc = cadence_svc_floor(tctx->svc, start_vtime(scx_bpf_task_cpu(p)));
 	tctx->boost += CADENCE_BOOST_WAKEUP;
 
 	/*
@@ -245,6 +245,7 @@ static bool keep_prev(struct task_struct *prev, u64 head)
 	tctx->svc = svc;
 	tctx->deadline = dl;
 	c->charged_at = now;
+	c->curr_svc = svc;
 	scxk_task_set_slice(prev, task_slice(tctx));
 	c->est_stop = now + prev->scx.slice;
 	return true;
@@ -323,6 +324,7 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 	tctx->last_run_at = now;
 	c->curr_lat_cri = tctx->lat_cri;
 	c->curr_dl_delta = tctx->dl_delta;
+	c->curr_svc = tctx->svc;
 	c->lock_holder = tctx->lock_held;
 	if (tctx->lat_cri >= sys.avg_lat_cri)
 		scxk_stat_inc(CADENCE_STAT_LAT_CRI);
@@ -488,8 +490,8 @@ s32 BPF_STRUCT_OPS(cadence_init_task, struct task_struct *p, struct scx_init_tas
 	tctx->last_wait_at = now;
 	tctx->last_wake_at = now;
 	tctx->last_run_at = now;
-	/* New tasks start at the clock: no credit, no penalty. */
-	tctx->svc = READ_ONCE(cur_clk);
+	/* New tasks start at the clock (or where the forking CPU is): no credit, no penalty. */
+	tctx->svc = start_vtime(bpf_get_smp_processor_id());
 	tctx->lat_cri = 1;
 	return 0;
 }

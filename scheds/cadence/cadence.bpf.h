@@ -86,6 +86,7 @@ struct cpu_ctx {
 	u64 lc_sum, lc_max, lc_nr;  /* lat_cri of schedules in this window */
 	u64 pc_sum, pc_min, pc_max; /* perf_cri likewise */
 	u64 charged_at;		    /* the current task's svc is charged up to here */
+	u64 curr_svc;		    /* the current task's svc when it started */
 	u64 last_sample;
 	u32 perf_set; /* the level last handed to scx_bpf_cpuperf_set() + 1 */
 	u32 running;
@@ -148,6 +149,24 @@ static u64 task_slice(struct task_ctx *tctx)
 	if (s > base)
 		scxk_stat_inc(CADENCE_STAT_SLICE_BOOST);
 	return s;
+}
+
+/*
+ * The virtual time a task waking or forked near @cpu starts from: the
+ * clock, or the virtual time of what runs on @cpu when that is behind the
+ * clock. The clock follows whichever tasks start, so where CPUs are
+ * partitioned (affinity, cpusets, domains the stealing has not mixed yet)
+ * it can run ahead of one partition's tasks; starting a task there at the
+ * clock would leave it waiting until they caught up.
+ */
+static u64 start_vtime(s32 cpu)
+{
+	u64 clk = READ_ONCE(cur_clk);
+	struct cpu_ctx *c = scxk_percpu_ctx_of(&cpu_ctxs, cpu);
+
+	if (c && c->running && scxk_time_before(c->curr_svc, clk))
+		return c->curr_svc;
+	return clk;
 }
 
 /* placement.bpf.c */

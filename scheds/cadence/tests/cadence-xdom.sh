@@ -34,13 +34,15 @@ sleep 1
 for p in $pids; do taskset -p -c 0-$((n - 1)) $p >/dev/null; done
 usage() { sed -n 's/^usage_usec //p' $cg/$1/cpu.stat; }
 sleep 2
+t0=$(cut -d' ' -f1 /proc/uptime)
 a0=$(usage a) b0=$(usage b)
 sleep 5
 a1=$(usage a) b1=$(usage b)
+t1=$(cut -d' ' -f1 /proc/uptime)
 kill $pids 2>/dev/null
 for p in $pids; do wait $p 2>/dev/null; done
 ratio=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) 'BEGIN { printf "%.3f", b ? a / b : 0 }')
-diag "CPU ms $(((a1 - a0) / 1000)) : $(((b1 - b0) / 1000))"
+diag "CPU ms $(((a1 - a0) / 1000)) : $(((b1 - b0) / 1000)) in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s (5 s asked)"
 check "cpu.weight 300 vs 100 across domains: ratio $ratio, ideal 3" \
 	awk -v r=$ratio -v t=$tol 'BEGIN { e = (r > 3 ? r - 3 : 3 - r) * 100 / 3; exit !(e <= t) }'
 rmdir $cg/a $cg/b $cg 2>/dev/null
