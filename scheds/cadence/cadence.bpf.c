@@ -9,9 +9,14 @@
  * (policy.h: cadence_lat_cri), boosted by what the kernel says about the
  * wakeup (interrupt, RT waker, sync wakeup, kthread, pinned, lock holder)
  * and partly inherited from a more critical waker. Tasks run in order of a
- * virtual deadline, logical clock + (base + awake time) x greedy penalty /
- * criticality, capped by a compete window that shrinks as queues fill, so a
- * storm degrades to FIFO instead of starving anyone.
+ * virtual deadline: virtual time + (base + awake time) x greedy penalty /
+ * criticality, the second term capped by a compete window that shrinks as
+ * queues fill, so a storm degrades to FIFO instead of starving anyone.
+ * Virtual time is run time / weight, the weight flattened through the
+ * task's cgroups (scxkit/cgweight.bpf.h), so nice and cpu.weight set the
+ * CPU shares down the hierarchy; a waking sleeper's virtual time is raised
+ * to at most CADENCE_LAG_MAX_NS behind the clock, and only critical tasks
+ * within their share may preempt.
  *
  * Slices are a 10 ms target latency shared among waiting tasks, in
  * [--slice-min-us, --slice-max-us]; long runners get a bounded boost while
@@ -64,8 +69,7 @@ u32 pm_request = CADENCE_PM_BALANCED; /* --autopower: written by the loader */
 u32 dom_stealee[CADENCE_MAX_DOMS];    /* 1 when over-loaded, by the timer */
 
 /* ---- state ---- */
-u64 cur_clk;	  /* the logical clock; only moves forward */
-u64 avg_svc;	  /* average service time of recently run tasks */
+u64 cur_clk;	  /* the logical clock, in virtual time; only moves forward */
 u32 active_epoch; /* bumped when the active set changes; bit 0 = order */
 
 /* The MAX_RT_PRIO of include/linux/sched/prio.h: prio below this is RT or deadline. */
@@ -111,6 +115,7 @@ void BPF_STRUCT_OPS(cadence_runnable, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = task_ctx(p), *wctx;
 	u64 now = scxk_now();
 
+	scxk_cgw_runnable(p);
 	if (!tctx)
 		return;
 	tctx->acc_runtime = 0;
@@ -120,8 +125,8 @@ void BPF_STRUCT_OPS(cadence_runnable, struct task_struct *p, u64 enq_flags)
 		update_lat_cri(p, tctx);
 		return;
 	}
-	/* Long sleepers come back at most CADENCE_LAG_MAX_NS behind. */
-	tctx->svc = cadence_svc_floor(tctx->svc, avg_svc);
+	/* Long sleepers come back at most CADENCE_LAG_MAX_NS behind the clock. */
+	tctx->svc = cadence_svc_floor(tctx->svc, start_vtime(scx_bpf_task_cpu(p)));
 	tctx->boost += CADENCE_BOOST_WAKEUP;
 
 	/*
@@ -214,14 +219,67 @@ void BPF_STRUCT_OPS(cadence_enqueue, struct task_struct *p, u64 enq_flags)
 	kick_for(p, d);
 }
 
+/*
+ * The kernel asks for the next task before it queues an expired @prev
+ * again, so @prev would always give way to the head of the queue, even
+ * when its deadline, charged for the run so far, is still the earliest:
+ * with twice as many hogs as CPUs that caps every task at one slice in
+ * two, whatever its weight (as scx_minimal found). Charge @prev now and let
+ * it go on when it is still first in line. Only with tasks queued here:
+ * an empty queue is the "nothing waits" case of cadence_dispatch().
+ */
+static bool keep_prev(struct task_struct *prev, u64 head)
+{
+	struct task_ctx *tctx;
+	struct cpu_ctx *c;
+	u64 now, svc, dl;
+
+	if (head == ~0ULL || !scxk_prev_runnable(prev) || !(tctx = task_ctx(prev)) ||
+	    !(c = scxk_percpu_ctx(&cpu_ctxs)))
+		return false;
+	now = scxk_now();
+	svc = tctx->svc + scxk_cgw_charge_prev(prev, now - c->charged_at);
+	dl = cadence_deadline(svc, tctx->dl_delta);
+	if (scxk_time_before(head, dl))
+		return false;
+	tctx->svc = svc;
+	tctx->deadline = dl;
+	c->charged_at = now;
+	c->curr_svc = svc;
+	scxk_task_set_slice(prev, task_slice(tctx));
+	c->est_stop = now + prev->scx.slice;
+	return true;
+}
+
+/* The earliest deadline queued on this CPU's queue or its domain's; ~0 if none. */
+static u64 queued_head(u64 cpu_dsq, u32 d)
+{
+	u64 head = ~0ULL, h;
+
+	if (scx_bpf_dsq_nr_queued(d))
+		head = scxk_dsq_head_vtime(d);
+	if (scx_bpf_dsq_nr_queued(cpu_dsq)) {
+		h = scxk_dsq_head_vtime(cpu_dsq);
+		if (head == ~0ULL || scxk_time_before(h, head))
+			head = h;
+	}
+	return head;
+}
+
 void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 {
-	u64 cpu_dsq = SCXK_DSQ_CPU(cpu);
+	u64 cpu_dsq = SCXK_DSQ_CPU(cpu), head;
 	u32 d = dom_of(cpu);
 	struct task_ctx *tctx;
 
 	/* An under-loaded domain helps an over-loaded one first. */
 	if (nr_doms > 1 && sys.nr_stealees && !dom_stealee[d] && steal(d, true))
+		return;
+	head = queued_head(cpu_dsq, d);
+	/* Weight across domains: take a much earlier deadline from another. */
+	if (nr_doms > 1 && steal_earlier(d, head, prev))
+		return;
+	if (keep_prev(prev, head))
 		return;
 	/* Earliest deadline of this CPU's queue and its domain's. */
 	if (scxk_dsq_move_earliest(cpu_dsq, d))
@@ -246,6 +304,7 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 		return;
 	c->running = 1;
 	c->run_start = now;
+	c->charged_at = now;
 	c->acct_at = now;
 	c->est_stop = now + p->scx.slice;
 	c->yield_req = 0;
@@ -265,6 +324,7 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 	tctx->last_run_at = now;
 	c->curr_lat_cri = tctx->lat_cri;
 	c->curr_dl_delta = tctx->dl_delta;
+	c->curr_svc = tctx->svc;
 	c->lock_holder = tctx->lock_held;
 	if (tctx->lat_cri >= sys.avg_lat_cri)
 		scxk_stat_inc(CADENCE_STAT_LAT_CRI);
@@ -280,7 +340,6 @@ void BPF_STRUCT_OPS(cadence_running, struct task_struct *p)
 		c->pc_max = tctx->perf_cri;
 	if (!c->pc_min || tctx->perf_cri < c->pc_min)
 		c->pc_min = tctx->perf_cri;
-	c->svc_sum += tctx->svc;
 
 	/* Advance the logical clock towards this deadline; only forwards. */
 	for (i = 0; i < 3; i++) {
@@ -341,7 +400,7 @@ void BPF_STRUCT_OPS(cadence_stopping, struct task_struct *p, bool runnable)
 	ran = now - c->run_start;
 	tctx->avg_runtime = scxk_calc_avg(tctx->avg_runtime, ran);
 	tctx->acc_runtime += ran;
-	tctx->svc += scxk_scale_by_weight_inv(ran, p->scx.weight);
+	tctx->svc += scxk_cgw_charge(p, now - c->charged_at);
 	/* Going to sleep, or held longer than any critical section: released. */
 	if (tctx->lock_held && (!runnable || (tctx->lock_ran += ran) > slice_max_ns))
 		tctx->lock_held = 0;
@@ -352,6 +411,7 @@ void BPF_STRUCT_OPS(cadence_quiescent, struct task_struct *p, u64 deq_flags)
 	struct task_ctx *tctx = task_ctx(p);
 	u64 now = scxk_now();
 
+	scxk_cgw_quiescent(p);
 	if (!tctx || !(deq_flags & SCX_DEQ_SLEEP))
 		return;
 	tctx->wait_freq = scxk_freq_update(tctx->wait_freq, now - tctx->last_wait_at);
@@ -410,6 +470,16 @@ void BPF_STRUCT_OPS(cadence_cpu_offline, s32 cpu)
 	scxk_stat_inc(CADENCE_STAT_HOTPLUG);
 }
 
+s32 BPF_STRUCT_OPS(cadence_cgroup_init, struct cgroup *cgrp, struct scx_cgroup_init_args *args)
+{
+	return scxk_cgw_init(cgrp, args);
+}
+
+void BPF_STRUCT_OPS(cadence_cgroup_set_weight, struct cgroup *cgrp, u32 weight)
+{
+	scxk_cgw_set_weight(cgrp, weight);
+}
+
 s32 BPF_STRUCT_OPS(cadence_init_task, struct task_struct *p, struct scx_init_task_args *args)
 {
 	struct task_ctx *tctx = scxk_task_storage(&task_ctxs, p, true);
@@ -420,8 +490,8 @@ s32 BPF_STRUCT_OPS(cadence_init_task, struct task_struct *p, struct scx_init_tas
 	tctx->last_wait_at = now;
 	tctx->last_wake_at = now;
 	tctx->last_run_at = now;
-	/* New tasks start at the average: no credit, no penalty. */
-	tctx->svc = avg_svc;
+	/* New tasks start at the clock (or where the forking CPU is): no credit, no penalty. */
+	tctx->svc = start_vtime(bpf_get_smp_processor_id());
 	tctx->lat_cri = 1;
 	return 0;
 }
@@ -489,6 +559,8 @@ SCXK_OPS_DEFINE(cadence_ops, .select_cpu = (void *)cadence_select_cpu,
 		.cpu_acquire = (void *)cadence_cpu_acquire,
 		.cpu_online = (void *)cadence_cpu_online,
 		.cpu_offline = (void *)cadence_cpu_offline, .init_task = (void *)cadence_init_task,
+		.cgroup_init = (void *)cadence_cgroup_init,
+		.cgroup_set_weight = (void *)cadence_cgroup_set_weight,
 		.init = (void *)cadence_init, .exit = (void *)cadence_exit,
 		.flags = SCX_OPS_ENQ_EXITING | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 		.timeout_ms = 30000, /* the kernel's default, as LAVD */

@@ -11,6 +11,7 @@
 #define __CADENCE_BPF_H
 
 #include <scxkit/common.bpf.h>
+#include <scxkit/cgweight.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/preempt.bpf.h>
 #include <scxkit/stats.bpf.h>
@@ -49,16 +50,21 @@ extern const volatile u32 dom_nbr[CADENCE_MAX_DOMS][CADENCE_MAX_DOMS];
 /* ---- shared with the loader, and state (cadence.bpf.c) ---- */
 extern struct cadence_sys sys;
 extern u32 pm_request, dom_stealee[CADENCE_MAX_DOMS];
-extern u64 cur_clk, avg_svc;
+extern u64 cur_clk;
 extern u32 active_epoch;
 
 struct task_ctx {
 	u64 wait_freq, wake_freq, run_freq; /* per second, EWMA */
 	u64 last_wait_at, last_wake_at, last_run_at;
 	u64 avg_runtime, acc_runtime;
-	u64 svc; /* weighted service time */
+	/*
+	 * Weighted virtual time: run time divided by the task's weight
+	 * flattened through its cgroups (scxkit/cgweight.bpf.h). Deadlines
+	 * start from it, so shares follow nice and cpu.weight.
+	 */
+	u64 svc;
 	u64 lat_cri, perf_cri;
-	u64 dl_delta; /* the last deadline's distance from the clock */
+	u64 dl_delta; /* the criticality part of the last deadline */
 	u64 deadline;
 	u64 waker_lat_cri; /* of the task that woke it last */
 	u32 boost;	   /* CADENCE_BOOST_* of the pending wakeup */
@@ -79,7 +85,8 @@ struct cpu_ctx {
 	u64 curr_dl_delta;	    /* the current task's deadline distance; 0: unknown */
 	u64 lc_sum, lc_max, lc_nr;  /* lat_cri of schedules in this window */
 	u64 pc_sum, pc_min, pc_max; /* perf_cri likewise */
-	u64 svc_sum;
+	u64 charged_at;		    /* the current task's svc is charged up to here */
+	u64 curr_svc;		    /* the current task's svc when it started */
 	u64 last_sample;
 	u32 perf_set; /* the level last handed to scx_bpf_cpuperf_set() + 1 */
 	u32 running;
@@ -144,11 +151,30 @@ static u64 task_slice(struct task_ctx *tctx)
 	return s;
 }
 
+/*
+ * The virtual time a task waking or forked near @cpu starts from: the
+ * clock, or the virtual time of what runs on @cpu when that is behind the
+ * clock. The clock follows whichever tasks start, so where CPUs are
+ * partitioned (affinity, cpusets, domains the stealing has not mixed yet)
+ * it can run ahead of one partition's tasks; starting a task there at the
+ * clock would leave it waiting until they caught up.
+ */
+static u64 start_vtime(s32 cpu)
+{
+	u64 clk = READ_ONCE(cur_clk);
+	struct cpu_ctx *c = scxk_percpu_ctx_of(&cpu_ctxs, cpu);
+
+	if (c && c->running && scxk_time_before(c->curr_svc, clk))
+		return c->curr_svc;
+	return clk;
+}
+
 /* placement.bpf.c */
 __hidden s32 pick_idle_cpu(struct task_struct *p, struct task_ctx *tctx, s32 prev_cpu,
 			   u64 wake_flags);
 __hidden void kick_for(struct task_struct *p, u32 d);
 bool steal(u32 d, bool only_stealees);
+__hidden bool steal_earlier(u32 d, u64 local, struct task_struct *prev);
 
 /* criticality.bpf.c */
 __hidden void update_lat_cri(struct task_struct *p, struct task_ctx *tctx);

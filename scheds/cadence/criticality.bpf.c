@@ -38,18 +38,22 @@ __hidden void update_lat_cri(struct task_struct *p, struct task_ctx *tctx)
 __hidden u64 task_deadline(struct task_struct *p, struct task_ctx *tctx)
 {
 	u64 window = cadence_compete_window(sys.nr_active_cpus, sys.nr_queued);
-	u64 penalty = cadence_greedy_penalty(tctx->svc, avg_svc);
+	u64 clk = READ_ONCE(cur_clk);
+	u64 penalty = cadence_greedy_penalty(tctx->svc, clk);
 
 	tctx->dl_delta = cadence_deadline_delta(tctx->acc_runtime, penalty, tctx->lat_cri, window);
 	/*
 	 * Kernel threads (RCU's grace-period thread, the sched_ext watchdog's
-	 * kworker, ksoftirqd) queue at the clock itself, ahead of every new
-	 * arrival: in a wakeup storm the clock crawls, and a deadline even
+	 * kworker, ksoftirqd) queue at the clock at the latest, ahead of every
+	 * new arrival: in a wakeup storm the clock crawls, and a deadline even
 	 * 1 ms out starved RCU for 20 s under TCG until the watchdog fired.
 	 */
-	if (p->flags & PF_KTHREAD)
+	if (p->flags & PF_KTHREAD) {
 		tctx->dl_delta = 0;
-	tctx->deadline = READ_ONCE(cur_clk) + tctx->dl_delta;
+		tctx->deadline = scxk_time_before(tctx->svc, clk) ? tctx->svc : clk;
+		return tctx->deadline;
+	}
+	tctx->deadline = cadence_deadline(tctx->svc, tctx->dl_delta);
 	return tctx->deadline;
 }
 
@@ -158,7 +162,8 @@ __hidden bool try_preempt(struct task_struct *p, struct task_ctx *tctx, s32 prev
 	struct cpu_ctx *c;
 	int i;
 
-	if (no_preemption || cadence_greedy_penalty(tctx->svc, avg_svc) > CADENCE_SCALE)
+	/* Only within its share: a task ahead of the clock waits its turn. */
+	if (no_preemption || cadence_greedy_penalty(tctx->svc, READ_ONCE(cur_clk)) > CADENCE_SCALE)
 		return false;
 	if (try_handoff(p, tctx, now))
 		return true;

@@ -142,3 +142,47 @@ __noinline bool steal(u32 d, bool only_stealees)
 	}
 	return false;
 }
+
+/*
+ * How much earlier (in virtual time) another domain's head must be for
+ * steal_earlier() to take it: one long slice, so that tasks of equal
+ * weight do not hop between domains over the noise of a run.
+ */
+#define XDOM_MARGIN_NS (5 * SCXK_NSEC_PER_MSEC)
+
+/*
+ * Weight across domains. Each domain's queue is in virtual-time order, so
+ * a domain is fair by weight within itself, but a domain of heavy tasks
+ * beside one of light tasks would give each its own CPUs whatever the
+ * weights: stealing by queue length does not see weight. A CPU about to
+ * pick from its own domain (earliest deadline @local, or @prev's, ~0 when
+ * both are empty) looks at one other domain, chosen at random, and takes
+ * its head instead when that deadline is earlier by more than
+ * XDOM_MARGIN_NS: tasks that are behind their share move to the CPUs of
+ * those that are ahead, until the domains' virtual times meet. One head
+ * peek per dispatch, on machines with several domains only.
+ */
+__hidden bool steal_earlier(u32 d, u64 local, struct task_struct *prev)
+{
+	u32 nr = nr_doms < CADENCE_MAX_DOMS ? nr_doms : CADENCE_MAX_DOMS, nd;
+	struct task_ctx *tctx;
+	u64 head;
+
+	if (nr < 2)
+		return false;
+	if (scxk_prev_runnable(prev) && (tctx = task_ctx(prev)) &&
+	    (local == ~0ULL || scxk_time_before(tctx->deadline, local)))
+		local = tctx->deadline;
+	if (local == ~0ULL)
+		return false;
+	nd = dom_nbr[d & (CADENCE_MAX_DOMS - 1)]
+		    [(bpf_get_prandom_u32() % (nr - 1)) & (CADENCE_MAX_DOMS - 1)] &
+	     (CADENCE_MAX_DOMS - 1);
+	if (!scx_bpf_dsq_nr_queued(nd))
+		return false;
+	head = scxk_dsq_head_vtime(nd);
+	if (!scxk_time_before(head + XDOM_MARGIN_NS, local) || !scxk_dsq_move_to_local(nd))
+		return false;
+	scxk_stat_inc(CADENCE_STAT_STEAL);
+	return true;
+}

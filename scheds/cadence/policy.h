@@ -46,9 +46,11 @@
 #define CADENCE_DL_ACC_MAX_NS (5 * SCXK_NSEC_PER_MSEC)
 /*
  * Service lag bound (weighted ns): a greedy task is penalised in proportion
- * to how far it is ahead, saturating here at 2x; a sleeper's credit is
- * clamped to the same distance behind the average (LAVD: 500 ms; shorter
- * here because our service clock runs at wall speed per CPU).
+ * to how far its virtual time is ahead of the clock, saturating here at
+ * 2x; a waking sleeper's credit is clamped to the same distance behind the
+ * clock (LAVD: 500 ms; shorter here because our service clock runs at wall
+ * speed per CPU). The clamp applies at wakeups only: a task that never
+ * sleeps keeps the virtual time its weight gives it, or weights flatten.
  */
 #define CADENCE_LAG_MAX_NS (100 * SCXK_NSEC_PER_MSEC)
 /*
@@ -163,19 +165,19 @@ static inline bool cadence_dl_preempts(u64 wakee_delta, u64 curr_delta)
 /**
  * cadence_greedy_penalty - deadline stretch for tasks that took more than
  * their fair share
- * @svc: the task's weighted service time
- * @avg_svc: the average over recently scheduled tasks
+ * @svc: the task's weighted service time (virtual time)
+ * @clk: the clock: where the tasks that start running are
  *
  * Return: 1024 (no penalty) up to 2048 when the task is CADENCE_LAG_MAX_NS
- * or more ahead of the average.
+ * or more ahead of the clock.
  */
-static inline u64 cadence_greedy_penalty(u64 svc, u64 avg_svc)
+static inline u64 cadence_greedy_penalty(u64 svc, u64 clk)
 {
 	u64 ahead;
 
-	if (!scxk_time_before(avg_svc, svc))
+	if (!scxk_time_before(clk, svc))
 		return CADENCE_SCALE;
-	ahead = svc - avg_svc;
+	ahead = svc - clk;
 	if (ahead > CADENCE_LAG_MAX_NS)
 		ahead = CADENCE_LAG_MAX_NS;
 	return CADENCE_SCALE + ahead * CADENCE_SCALE / CADENCE_LAG_MAX_NS;
@@ -183,11 +185,11 @@ static inline u64 cadence_greedy_penalty(u64 svc, u64 avg_svc)
 
 /**
  * cadence_svc_floor - bound the credit a sleeper brings back: its service
- * time is never more than CADENCE_LAG_MAX_NS behind the average
+ * time is never more than CADENCE_LAG_MAX_NS behind @clk (the clock)
  */
-static inline u64 cadence_svc_floor(u64 svc, u64 avg_svc)
+static inline u64 cadence_svc_floor(u64 svc, u64 clk)
 {
-	return scxk_vtime_floor(svc, avg_svc, CADENCE_LAG_MAX_NS);
+	return scxk_vtime_floor(svc, clk, CADENCE_LAG_MAX_NS);
 }
 
 /**
@@ -217,7 +219,9 @@ static inline u64 cadence_compete_window(u64 nr_cpus, u64 nr_queued)
  * @window: cadence_compete_window()
  *
  * (base + awake runtime) x penalty / criticality: freshly woken, critical
- * tasks get the nearest deadlines. Capped at @window.
+ * tasks get the nearest deadlines. Capped at @window. This is the part of
+ * the deadline that criticality decides (cadence_deadline()); the cap
+ * bounds it alone, never the virtual time it is added to.
  */
 static inline u64 cadence_deadline_delta(u64 acc_runtime, u64 penalty, u64 lat_cri, u64 window)
 {
@@ -226,6 +230,24 @@ static inline u64 cadence_deadline_delta(u64 acc_runtime, u64 penalty, u64 lat_c
 	u64 d = adj * penalty / (lat_cri ? lat_cri : 1);
 
 	return d < window ? d : window;
+}
+
+/**
+ * cadence_deadline - a task's virtual deadline: its virtual time @svc (run
+ * time / weight, flattened through its cgroups) plus @dl_delta
+ * (cadence_deadline_delta())
+ *
+ * The virtual time makes the order fair: a task that has run more than its
+ * weight allows queues behind the others by the difference, whatever CPU
+ * it ran on, so CPU shares follow nice and cpu.weight. The criticality
+ * delta, at most the compete window, decides among tasks near the same
+ * virtual time, and waking sleepers sit at the clock less their bounded
+ * credit (cadence_svc_floor()), so interactive tasks still run first, but
+ * only within their cgroup's share.
+ */
+static inline u64 cadence_deadline(u64 svc, u64 dl_delta)
+{
+	return svc + dl_delta;
 }
 
 /**

@@ -53,7 +53,7 @@ __hidden void update_cpuperf(s32 cpu, struct cpu_ctx *c)
  */
 struct sys_acc {
 	u64 util_cap, util_sum, cap_sum, big_cap, perf_sum;
-	u64 lc_sum, lc_nr, lc_max, pc_sum, pc_min, pc_max, svc_sum;
+	u64 lc_sum, lc_nr, lc_max, pc_sum, pc_min, pc_max;
 	u64 nr_running, nr_queued;
 	u32 nr_online; /* online CPUs of the layout */
 	s32 idle_big, long_little;
@@ -98,10 +98,8 @@ static __always_inline void collect_cpu(s32 cpu, u64 now, u64 interval, struct s
 	a->pc_max = max(a->pc_max, c->pc_max);
 	if (c->pc_min && (!a->pc_min || c->pc_min < a->pc_min))
 		a->pc_min = c->pc_min;
-	a->svc_sum += c->svc_sum;
 	c->lc_sum = c->lc_nr = c->lc_max = 0;
 	c->pc_sum = c->pc_min = c->pc_max = 0;
-	c->svc_sum = 0;
 
 	if (scxk_topo.hybrid) {
 		if (scxk_cpu_is_big(cpu)) {
@@ -248,7 +246,6 @@ static int sys_timerfn(void *map, int *key, struct sys_timer *t)
 				a->pc_min, a->pc_sum / a->lc_nr, a->pc_max,
 				a->cap_sum ? a->big_cap * CADENCE_SCALE / a->cap_sum
 					   : CADENCE_SCALE);
-		avg_svc = max(avg_svc, a->svc_sum / a->lc_nr);
 	}
 	max_lc = sys.max_lat_cri - (sys.max_lat_cri >> LC_MAX_DECAY_SHIFT);
 	max_lc = max(max_lc, a->lc_max);

@@ -165,6 +165,39 @@ static void test_clock_advance(void **state)
 	assert_int_equal(cadence_clock_advance(~0ULL - 10, 5, 1), 5);
 }
 
+/*
+ * Issue 23: two CPU hogs of weight 300 and 100 sharing a CPU, each run
+ * going to the earlier deadline, split it 3:1 whatever their criticality
+ * adds; a waking sleeper, raised to the clock less its credit, still goes
+ * before both. With the old deadline (clock + delta) the split was 1:1.
+ */
+static void test_deadline_shares_follow_weight(void **state)
+{
+	u64 lc = cadence_lat_cri(0, 0, 5 * MS, 100, 0);
+	u64 chain = cadence_lat_cri(60, 60, 300 * US, 100, CADENCE_BOOST_WAKEUP);
+	u64 svc[2] = {0, 0}, ran[2] = {0, 0}, dl[2], clk = 0, sleeper;
+	const u32 w[2] = {300, 100};
+	int i, n;
+
+	(void)state;
+	for (n = 0; n < 4000; n++) {
+		for (i = 0; i < 2; i++)
+			dl[i] = cadence_deadline(
+				svc[i],
+				cadence_deadline_delta(5 * MS, cadence_greedy_penalty(svc[i], clk),
+						       lc, CADENCE_COMPETE_WINDOW_NS));
+		i = scxk_time_before(dl[1], dl[0]);
+		clk = cadence_clock_advance(clk, dl[i], 2);
+		ran[i] += 5 * MS;
+		svc[i] += scxk_scale_by_weight_inv(5 * MS, w[i]);
+	}
+	assert_in_range(ran[0] * 100 / ran[1], 290, 310);
+	sleeper = cadence_deadline(
+		cadence_svc_floor(0, clk),
+		cadence_deadline_delta(0, CADENCE_SCALE, chain, CADENCE_COMPETE_WINDOW_NS));
+	assert_true(scxk_time_before(sleeper, dl[0]) && scxk_time_before(sleeper, dl[1]));
+}
+
 static void test_slices(void **state)
 {
 	u64 lo = 500 * US, hi = 5 * MS, s;
@@ -330,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_compete_window),
 		cmocka_unit_test(test_deadline_delta),
 		cmocka_unit_test(test_clock_advance),
+		cmocka_unit_test(test_deadline_shares_follow_weight),
 		cmocka_unit_test(test_slices),
 		cmocka_unit_test(test_compaction),
 		cmocka_unit_test(test_autopilot),
