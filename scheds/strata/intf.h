@@ -57,7 +57,25 @@ enum strata_match_kind {
 	STRATA_M_KTHREAD,      /* val: 1 = must be a kthread, 0 = must not */
 	STRATA_M_NUMA_NODE,    /* val: the task's affinity lies within this node */
 	STRATA_M_AVG_RUNTIME,  /* val <= average run time per schedule (us) < val2 */
+	STRATA_M_CMD_JOIN,     /* str is a prefix of the layer the task joined (see below) */
+	STRATA_M_NS,	       /* val: inode number of the task's pid namespace */
+	STRATA_M_NSPID,	       /* val: pid in its own namespace, val2: that namespace's inode */
 	STRATA_NR_MATCH_KINDS,
+};
+
+/*
+ * CmdJoin (scx_layered's wire format, so its clients work unchanged): a
+ * thread joins a layer by renaming itself (prctl(PR_SET_NAME),
+ * pthread_setname_np()) to a 16-byte command: a little-endian u16
+ * STRATA_CMD_PREFIX, an opcode, then up to STRATA_CMD_LEN bytes of layer
+ * name. The join lasts until a LEAVE command, whatever names follow.
+ */
+#define STRATA_CMD_PREFIX 0x5C10
+#define STRATA_CMD_LEN	  13
+enum strata_cmd_op {
+	STRATA_CMD_NONE,
+	STRATA_CMD_JOIN,
+	STRATA_CMD_LEAVE,
 };
 
 /*

@@ -191,6 +191,9 @@ static struct {
 	double fb_util;
 	unsigned int cg_matchers;
 	struct strata_match_cfg *cg_match[STRATA_MAX_CGRP_MATCHERS];
+	regex_t cg_re[STRATA_MAX_CGRP_MATCHERS]; /* compiled CgroupRegex patterns */
+	bool cg_has_re[STRATA_MAX_CGRP_MATCHERS];
+	bool cmd_join; /* some layer has a CmdJoin matcher: the rename hook is needed */
 	uint64_t cg_scans;
 	unsigned int nr_cgroups;
 	uint64_t hotplug_gen;		   /* the BPF side's, when sized_topo was derived */
@@ -291,8 +294,22 @@ static int fill_matchers(struct scx_strata *skel)
 				m->val2 = (s32)mc->val2;
 				if (mc->kind == STRATA_M_AVG_RUNTIME)
 					skel->rodata->match_runtime = true;
+				if (mc->kind == STRATA_M_NS || mc->kind == STRATA_M_NSPID)
+					skel->rodata->match_ns = true;
+				if (mc->kind == STRATA_M_CMD_JOIN)
+					st.cmd_join = true;
 				if (mc->kind == STRATA_M_CGROUP) {
 					m->cg_bit = (u8)cg;
+					if (mc->cg == STRATA_CG_REGEX && !st.cg_has_re[cg]) {
+						/* validated by the config parser */
+						if (regcomp(&st.cg_re[cg], mc->str,
+							    STRATA_CG_REGEX_FLAGS))
+							return scxk_err(
+								-EINVAL,
+								"cannot compile regex \"%s\"",
+								mc->str);
+						st.cg_has_re[cg] = true;
+					}
 					st.cg_match[cg++] = (struct strata_match_cfg *)mc;
 				} else {
 					snprintf(m->str, sizeof(m->str), "%s", mc->str);
@@ -302,6 +319,9 @@ static int fill_matchers(struct scx_strata *skel)
 	}
 	skel->rodata->nr_flat = n;
 	st.cg_matchers = cg;
+	/* the rename hook costs every rename of every task: only when asked for */
+	bpf_program__set_autoattach(skel->progs.strata_task_rename, false);
+	bpf_program__set_autoload(skel->progs.strata_task_rename, st.cmd_join);
 	return 0;
 }
 
@@ -387,6 +407,7 @@ static int strata_configure(struct scxk_run *run)
 	struct scx_strata *skel = run->skel;
 	const struct scxk_topo_data *t = &sized_topo;
 	unsigned int l, cpu, nr = 0, target[STRATA_MAX_LAYERS] = {0};
+	int err;
 	struct bpf_map *tmap = bpf_object__find_map_by_name(run->obj, ".data.scxk_topo");
 	const void *tdata;
 	size_t tsize = 0;
@@ -414,7 +435,8 @@ static int strata_configure(struct scxk_run *run)
 		b->idle_confined = lc->idle_confined;
 	}
 	skel->rodata->nr_layers = config.nr_layers;
-	fill_matchers(skel);
+	if ((err = fill_matchers(skel)))
+		return err;
 	skel->rodata->slice_ns = opt.slice_us * 1000;
 	skel->rodata->lo_fb_wait_ns = opt.lo_fb_wait_us * 1000;
 	skel->rodata->antistall_ns = opt.disable_antistall ? 0 : opt.antistall_sec * 1000000000ULL;
@@ -459,7 +481,7 @@ static uint64_t cg_bits_of(const char *rel)
 	uint64_t bits = 0;
 
 	for (unsigned int i = 0; i < st.cg_matchers; i++)
-		if (strata_cgroup_match(st.cg_match[i], rel))
+		if (strata_cgroup_match_re(st.cg_match[i], &st.cg_re[i], rel))
 			bits |= 1ULL << i;
 	return bits;
 }
@@ -558,7 +580,19 @@ static void scan_cgroups(struct scx_strata *skel)
 
 static int strata_attached(struct scxk_run *run)
 {
-	scan_cgroups(run->skel);
+	struct scx_strata *skel = run->skel;
+
+	scan_cgroups(skel);
+	/* after the scheduler: join commands land in task contexts, which exist from now on */
+	if (st.cmd_join && !skel->links.strata_task_rename) {
+		skel->links.strata_task_rename =
+			bpf_program__attach(skel->progs.strata_task_rename);
+		if (!skel->links.strata_task_rename)
+			return scxk_err(-errno,
+					"cannot attach the task_rename tracepoint that CmdJoin "
+					"needs: %s",
+					strerror(errno));
+	}
 	return 0;
 }
 
