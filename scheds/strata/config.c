@@ -86,13 +86,12 @@ static const struct {
 } unsupported_matchers[] = {
 	{"UsedGpuTid", "GPU use is not tracked here (scx_layered hooks the NVIDIA driver)"},
 	{"UsedGpuPid", "GPU use is not tracked here (scx_layered hooks the NVIDIA driver)"},
-	{"HintEquals",
-	 "task hints come from scx_layered's own pinned task-storage map, which nothing "
-	 "fills for scx_strata"},
 	{"SystemCpuUtilBelow",
-	 "matching on system utilisation is not implemented (membership would flip with "
-	 "the load every interval)"},
-	{"DsqInsertBelow", "matching on the DSQ insert ratio is not implemented"},
+	 "admission of hinted tasks by system utilisation is not implemented; HintEquals "
+	 "alone is"},
+	{"DsqInsertBelow",
+	 "admission of hinted tasks by the layer's DSQ insert ratio is not implemented; "
+	 "HintEquals alone is"},
 	{NULL, NULL},
 };
 
@@ -288,7 +287,7 @@ struct matcher_desc {
 	enum strata_cg_match cg;
 	/*
 	 * 's' cgroup string, 'c' comm prefix, 'j' join name, 'x' regex, 'i' integer,
-	 * 'b' boolean, 'n' nice, 'N' node, 'r' [min, max) us, 'p' [nsid, pid]
+	 * 'b' boolean, 'n' nice, 'N' node, 'r' [min, max) us, 'p' [nsid, pid], 'h' hint
 	 */
 	char type;
 };
@@ -317,6 +316,7 @@ static const struct matcher_desc matchers[] = {
 	{"CmdJoin", STRATA_M_CMD_JOIN, 0, 'j'},
 	{"NSEquals", STRATA_M_NS, 0, 'i'},
 	{"NSPIDEquals", STRATA_M_NSPID, 0, 'p'},
+	{"HintEquals", STRATA_M_HINT, 0, 'h'},
 };
 #define NR_MATCHERS (sizeof(matchers) / sizeof(matchers[0]))
 
@@ -413,6 +413,8 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 	}
 	case 'N':
 		return get_int(c, sub, val, 0, SCXK_MAX_NODES - 1, &m->val);
+	case 'h':
+		return get_int(c, sub, val, 0, STRATA_HINT_MAX, &m->val);
 	case 'r': {
 		double r[2];
 

@@ -53,6 +53,7 @@ static struct {
 	bool disable_antistall;
 	uint64_t antistall_sec;
 	bool disable_topology;
+	const char *task_hint_map;
 } opt = {
 	.slice_us = 20000, /* SCX_SLICE_DFL, as scx_layered's -s */
 	.interval = 0.1,
@@ -146,7 +147,9 @@ static struct scxk_opt opts[] = {
 	 .ignored = "per-CPU kthreads never preempt here"},
 	{"layer-refresh-ms-avgruntime", 0, "MS", SCXK_OPT_U64, NULL, NULL,
 	 .ignored = "no AvgRuntime matcher to refresh"},
-	{"task-hint-map", 0, "PATH", SCXK_OPT_STRING, NULL, NULL, .ignored = "no task-hint map"},
+	{"task-hint-map", 0, "PATH", SCXK_OPT_STRING, &opt.task_hint_map,
+	 "pin the task-hint map (HintEquals) at PATH, mode 0666; an existing one there is reused",
+	 .upstream = "--task-hint-map"},
 	{"hi-fb-thread-name", 0, "NAME", SCXK_OPT_STRING, NULL, NULL,
 	 .ignored = "one fallback queue per LLC, no high-priority one"},
 	{"virt-llc", 0, NULL, SCXK_OPT_FLAG, NULL, NULL, .parse = scxk_parse_virt_llc,
@@ -215,6 +218,16 @@ static int write_example(const char *path)
 	return 0;
 }
 
+static bool uses_matcher(enum strata_match_kind kind)
+{
+	for (unsigned int l = 0; l < config.nr_layers; l++)
+		for (unsigned int o = 0; o < config.layers[l].nr_ors; o++)
+			for (unsigned int a = 0; a < config.layers[l].nr_ands[o]; a++)
+				if (config.layers[l].m[o][a].kind == kind)
+					return true;
+	return false;
+}
+
 static int strata_validate(struct scxk_run *run)
 {
 	char err[STRATA_ERR_LEN];
@@ -248,6 +261,9 @@ static int strata_validate(struct scxk_run *run)
 		goto bad;
 	for (i = 0; i < config.nr_warnings; i++)
 		fprintf(stderr, "scx_strata: warning: %s\n", config.warnings[i]);
+	if (!opt.task_hint_map && uses_matcher(STRATA_M_HINT))
+		fprintf(stderr, "scx_strata: warning: HintEquals never matches without "
+				"--task-hint-map PATH (as in scx_layered)\n");
 	if (opt.print_and_exit) {
 		json_t *j = strata_config_to_json(&config);
 
@@ -270,6 +286,7 @@ SCXK_SKEL_OPEN(strata_open, scx_strata)
 static int fill_matchers(struct scx_strata *skel)
 {
 	unsigned int n = 0, l, o, a, cg = 0;
+	int err;
 
 	for (l = 0; l < config.nr_layers; l++) {
 		const struct strata_layer_cfg *lc = &config.layers[l];
@@ -319,6 +336,13 @@ static int fill_matchers(struct scx_strata *skel)
 	}
 	skel->rodata->nr_flat = n;
 	st.cg_matchers = cg;
+	if (opt.task_hint_map) {
+		/* libbpf pins it at load, or reuses the map already pinned there */
+		if ((err = bpf_map__set_pin_path(skel->maps.task_hints, opt.task_hint_map)))
+			return scxk_err(err, "cannot pin the task-hint map at %s: %s",
+					opt.task_hint_map, strerror(-err));
+		skel->rodata->match_hint = true;
+	}
 	/* the rename hook costs every rename of every task: only when asked for */
 	bpf_program__set_autoattach(skel->progs.strata_task_rename, false);
 	bpf_program__set_autoload(skel->progs.strata_task_rename, st.cmd_join);
@@ -583,6 +607,9 @@ static int strata_attached(struct scxk_run *run)
 	struct scx_strata *skel = run->skel;
 
 	scan_cgroups(skel);
+	/* any task may set its own hint, as with scx_layered */
+	if (opt.task_hint_map && chmod(opt.task_hint_map, 0666))
+		scxk_warn("cannot make %s writable by all: %s", opt.task_hint_map, strerror(errno));
 	/* after the scheduler: join commands land in task contexts, which exist from now on */
 	if (st.cmd_join && !skel->links.strata_task_rename) {
 		skel->links.strata_task_rename =

@@ -17,6 +17,14 @@ struct {
 	__type(value, u64);
 } cgrp_bits SEC(".maps");
 
+/* HintEquals: written by user space only (intf.h); pinned by the loader */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct strata_task_hint);
+} task_hints SEC(".maps");
+
 /* ---- matching ---- */
 
 struct tinfo {
@@ -29,6 +37,7 @@ struct tinfo {
 	const struct cpumask *cpus;
 	u64 avg_runtime_us;
 	u32 ns_inum, nspid; /* the task's own pid namespace and its pid there */
+	u64 hint;
 	const char *join;
 };
 
@@ -90,6 +99,8 @@ static bool eval(const volatile struct strata_match *m, const struct tinfo *ti)
 		return ti->ns_inum == (u32)m->val;
 	case STRATA_M_NSPID:
 		return ti->nspid == (u32)m->val && ti->ns_inum == (u32)m->val2;
+	case STRATA_M_HINT:
+		return ti->hint == (u64)m->val;
 	case STRATA_M_NUMA_NODE: {
 		/* as scx_layered: the task may only run on this node's CPUs */
 		const struct cpumask *node = scxk_node_cpumask((u32)m->val & (SCXK_MAX_NODES - 1));
@@ -125,6 +136,16 @@ static void task_pidns(struct task_struct *p, u32 *inum, u32 *nr)
 	*inum = BPF_CORE_READ(up.ns, ns.inum);
 }
 
+/* @p's hint, STRATA_HINT_NONE without one (or without --task-hint-map) */
+static u64 task_hint(struct task_struct *p)
+{
+	struct strata_task_hint *h;
+
+	if (!match_hint || !(h = bpf_task_storage_get(&task_hints, p, NULL, 0)))
+		return STRATA_HINT_NONE;
+	return h->hint <= STRATA_HINT_MAX ? h->hint : STRATA_HINT_NONE;
+}
+
 /* The first layer whose AND block all match; the last layer is the catch-all. */
 static u32 match_layer(struct task_struct *p, u64 cgid, const struct task_ctx *tctx)
 {
@@ -150,6 +171,7 @@ static u32 match_layer(struct task_struct *p, u64 cgid, const struct task_ctx *t
 	ti.cpus = p->cpus_ptr;
 	ti.avg_runtime_us = tctx->avg_runtime / SCXK_NSEC_PER_USEC;
 	ti.join = tctx->join;
+	ti.hint = tctx->hint;
 	if (match_ns)
 		task_pidns(p, &ti.ns_inum, &ti.nspid);
 
@@ -171,7 +193,10 @@ static u32 match_layer(struct task_struct *p, u64 cgid, const struct task_ctx *t
 __hidden void rematch(struct task_struct *p, struct task_ctx *tctx, bool first)
 {
 	u64 cgid = task_cgid(p);
-	u32 l = LAYER_IDX(match_layer(p, cgid, tctx));
+	u32 l;
+
+	tctx->hint = task_hint(p);
+	l = LAYER_IDX(match_layer(p, cgid, tctx));
 
 	bpf_probe_read_kernel(tctx->comm, sizeof(tctx->comm), p->comm);
 	tctx->cgid = cgid;
@@ -190,14 +215,19 @@ __hidden void rematch(struct task_struct *p, struct task_ctx *tctx, bool first)
 	scxk_stat_inc(STRATA_STAT_REMATCH);
 }
 
-/* A rename (exec, prctl) or a cgroup change since the last match? */
+/*
+ * A rename (exec, prctl), a cgroup change or a new hint since the last
+ * match? (User space writes hints with no hook to tell BPF: they are
+ * compared here, as scx_layered does when the task runs.)
+ */
 __hidden void maybe_rematch(struct task_struct *p, struct task_ctx *tctx)
 {
 	u64 comm[2] = {};
 
 	bpf_probe_read_kernel(comm, sizeof(comm), p->comm);
 	if (comm[0] != tctx->comm[0] || comm[1] != tctx->comm[1] ||
-	    tctx->cg_gen != READ_ONCE(cg_gen) || tctx->cgid != task_cgid(p))
+	    tctx->cg_gen != READ_ONCE(cg_gen) || tctx->cgid != task_cgid(p) ||
+	    (match_hint && tctx->hint != task_hint(p)))
 		rematch(p, tctx, false);
 }
 

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# scx_strata's CmdJoin, NSEquals/NSPIDEquals and CgroupRegex matchers,
+# scx_strata's CmdJoin, HintEquals, NSEquals/NSPIDEquals and CgroupRegex matchers,
 # as scx_layered defines them, checked with the layers' task counts:
 #   - CmdJoin: a thread renames itself to a join command (bytes 0x10 0x5c,
 #     opcode 1 = join / 2 = leave, then the layer name; intf.h) and stays
 #     joined through later ordinary renames until it leaves. A plain name
 #     that merely starts like the layer name does not join;
+#   - HintEquals: a hint written into the pinned task-hint map
+#     (--task-hint-map) by a client as scx_layered's (scxk-hint: pidfd
+#     key) moves a running task in, another hint or none moves it out;
 #   - NSEquals / NSPIDEquals [ns, pid]: tasks of a pid namespace made with
 #     unshare, and its pid 1, by the namespace's inode;
 #   - CgroupRegex: on the absolute path under /sys/fs/cgroup, for cgroups
@@ -29,6 +32,8 @@ cat >/tmp/joins.json <<JSON
 [
   {"name": "joined", "comment": "threads that sent a join command for a layer named rend...",
    "matches": [[{"CmdJoin": "rend"}]], "kind": {"Open": {}}},
+  {"name": "hinted", "comment": "tasks whose hint is 7",
+   "matches": [[{"HintEquals": 7}]], "kind": {"Open": {}}},
   {"name": "ns pid 1", "comment": null,
    "matches": [[{"NSPIDEquals": [$ino, 1]}]], "kind": {"Open": {}}},
   {"name": "ns", "comment": "the other tasks of that namespace",
@@ -57,7 +62,9 @@ settle() { wait_for 5 count_is "$1" "$2"; count_is "$1" "$2"; }
 # stays LAYER N : the count is N now and still N a second later
 stays() { count_is "$1" "$2" && sleep 1 && count_is "$1" "$2"; }
 
-check "attaches with CmdJoin, NS and CgroupRegex layers" start_sched scx_strata f:/tmp/joins.json
+HINTS=/sys/fs/bpf/strata_hints
+check "attaches with CmdJoin, HintEquals, NS and CgroupRegex layers" \
+	start_sched scx_strata --task-hint-map $HINTS f:/tmp/joins.json
 # The command bytes through printf's octal escapes: 020 134 = 0x10 0x5c.
 cat >/tmp/hog.sh <<'SH'
 trap 'printf "\020\134\002" >/proc/self/comm' USR1
@@ -88,6 +95,22 @@ kill -USR1 $h1
 check "the leave command: joined is empty" settle joined 0
 kill $h1 $h2 $h3
 
+# ---- HintEquals: the hint map is written from user space, read when the task runs ----
+check "the hint map is pinned at $HINTS" test -e $HINTS
+sh /tmp/hog.sh hintme &
+h4=$!
+check "no task is hinted yet" settle hinted 0
+check "scxk-hint sets hint 7" scxk-hint $HINTS $h4 7
+check "a running task with hint 7 joins hinted" settle hinted 1
+check "scxk-hint sets hint 8" scxk-hint $HINTS $h4 8
+check "hint 8: it leaves" settle hinted 0
+scxk-hint $HINTS $h4 7
+check "hint 7 again: back in" settle hinted 1
+check "scxk-hint clears the hint" scxk-hint $HINTS $h4 none
+check "hint cleared: it leaves" settle hinted 0
+scxk-hint $HINTS $h4 7
+kill $h4
+
 # ---- CgroupRegex, for cgroups made after the scheduler started ----
 mkdir -p /sys/fs/cgroup/ci-7.slice/job /sys/fs/cgroup/ci-x.slice
 sleep 1 # a scan every interval (0.1 s) maps the new cgroups
@@ -110,5 +133,6 @@ stop_sched INT
 is "detaches with exit 0" "$SCHED_RC" 0
 [ $_fail = 0 ] || show_loader_log
 kill $s1 $s2 $s3 $outside $u 2>/dev/null
+rm -f $HINTS
 for p in $s1 $s2 $s3; do echo $p >/sys/fs/cgroup/cgroup.procs 2>/dev/null; done
 done_testing

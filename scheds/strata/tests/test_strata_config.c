@@ -138,6 +138,8 @@ static void test_every_matcher(void **state)
 	assert_int_equal(l->m[3][0].kind, STRATA_M_NSPID);
 	assert_int_equal(l->m[3][0].val, 1);
 	assert_int_equal(l->m[3][0].val2, 4026532100LL);
+	assert_int_equal(l->m[4][0].kind, STRATA_M_HINT);
+	assert_int_equal(l->m[4][0].val, 1024);
 }
 
 static const struct {
@@ -165,7 +167,7 @@ static const struct {
 	{"bad-19-early-catchall.json", "layer \"a\" (#0) matches every task"},
 	{"bad-20-unknown-matcher.json", "$[0].matches[0][0].CommSuffix: unknown matcher"},
 	{"bad-21-unsupported-matcher.json",
-	 "$[0].matches[0][0].HintEquals: matcher not supported by scx_strata: task hints"},
+	 "$[0].matches[0][0].UsedGpuTid: matcher not supported by scx_strata: GPU use"},
 	{"bad-22-nice-range.json", "$[0].matches[0][0].NiceAbove: 25 is out of range [-20, 19]"},
 	{"bad-23-comm-too-long.json",
 	 "CommPrefix: \"abcdefghijklmnopq\" is longer than 15 characters"},
@@ -191,11 +193,12 @@ static const struct {
 	{"bad-40-nspid-pid-type.json",
 	 "$[0].matches[0][0].NSPIDEquals[1]: expected an integer, got a string"},
 	{"bad-41-sysutil-unsupported.json",
-	 "$[0].matches[0][0].SystemCpuUtilBelow: matcher not supported by scx_strata: matching "
-	 "on system utilisation"},
+	 "$[0].matches[0][0].SystemCpuUtilBelow: matcher not supported by scx_strata: admission "
+	 "of hinted tasks by system utilisation"},
 	{"bad-42-dsqinsert-unsupported.json",
-	 "$[0].matches[0][0].DsqInsertBelow: matcher not supported by scx_strata: matching on "
-	 "the DSQ insert ratio"},
+	 "$[0].matches[0][0].DsqInsertBelow: matcher not supported by scx_strata: admission of "
+	 "hinted tasks by the layer's DSQ insert ratio"},
+	{"bad-43-hint-range.json", "$[0].matches[0][0].HintEquals: 1025 is out of range [0, 1024]"},
 };
 
 static void test_malformed(void **state)
