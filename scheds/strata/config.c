@@ -76,9 +76,23 @@ static const struct {
 	{"disallow_preempt_after_us", "null", "no preemption cut-off"},
 	{NULL, NULL, NULL},
 };
-static const char *const unsupported_matchers[] = {
-	"CgroupRegex", "NSPIDEquals", "NSEquals",	    "CmdJoin",	      "UsedGpuTid",
-	"UsedGpuPid",  "HintEquals",  "SystemCpuUtilBelow", "DsqInsertBelow", NULL,
+/*
+ * scx_layered matchers this scheduler cannot apply, with the reason: a
+ * config using one is refused (matching a task differently than the
+ * config says would put it in the wrong layer without a word).
+ */
+static const struct {
+	const char *name, *why;
+} unsupported_matchers[] = {
+	{"UsedGpuTid", "GPU use is not tracked here (scx_layered hooks the NVIDIA driver)"},
+	{"UsedGpuPid", "GPU use is not tracked here (scx_layered hooks the NVIDIA driver)"},
+	{"SystemCpuUtilBelow",
+	 "admission of hinted tasks by system utilisation is not implemented; HintEquals "
+	 "alone is"},
+	{"DsqInsertBelow",
+	 "admission of hinted tasks by the layer's DSQ insert ratio is not implemented; "
+	 "HintEquals alone is"},
+	{NULL, NULL},
 };
 
 struct ctx {
@@ -87,14 +101,6 @@ struct ctx {
 	char *err;
 	size_t errlen;
 };
-
-static bool in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
-}
 
 __attribute__((format(printf, 3, 4))) static int fail(struct ctx *c, const char *path,
 						      const char *fmt, ...)
@@ -279,13 +285,18 @@ struct matcher_desc {
 	const char *name;
 	enum strata_match_kind kind;
 	enum strata_cg_match cg;
-	char type; /* 's' string, 'i' integer, 'b' boolean, 'n' nice, 'N' node, 'r' [min, max) us */
+	/*
+	 * 's' cgroup string, 'c' comm prefix, 'j' join name, 'x' regex, 'i' integer,
+	 * 'b' boolean, 'n' nice, 'N' node, 'r' [min, max) us, 'p' [nsid, pid], 'h' hint
+	 */
+	char type;
 };
 
 static const struct matcher_desc matchers[] = {
 	{"CgroupPrefix", STRATA_M_CGROUP, STRATA_CG_PREFIX, 's'},
 	{"CgroupSuffix", STRATA_M_CGROUP, STRATA_CG_SUFFIX, 's'},
 	{"CgroupContains", STRATA_M_CGROUP, STRATA_CG_CONTAINS, 's'},
+	{"CgroupRegex", STRATA_M_CGROUP, STRATA_CG_REGEX, 'x'},
 	{"CommPrefix", STRATA_M_COMM_PREFIX, 0, 'c'},
 	{"CommPrefixExclude", STRATA_M_COMM_PREFIX_EXCL, 0, 'c'},
 	{"PcommPrefix", STRATA_M_PCOMM_PREFIX, 0, 'c'},
@@ -302,6 +313,10 @@ static const struct matcher_desc matchers[] = {
 	{"IsKthread", STRATA_M_KTHREAD, 0, 'b'},
 	{"NumaNode", STRATA_M_NUMA_NODE, 0, 'N'},
 	{"AvgRuntime", STRATA_M_AVG_RUNTIME, 0, 'r'},
+	{"CmdJoin", STRATA_M_CMD_JOIN, 0, 'j'},
+	{"NSEquals", STRATA_M_NS, 0, 'i'},
+	{"NSPIDEquals", STRATA_M_NSPID, 0, 'p'},
+	{"HintEquals", STRATA_M_HINT, 0, 'h'},
 };
 #define NR_MATCHERS (sizeof(matchers) / sizeof(matchers[0]))
 
@@ -329,8 +344,10 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 	if (!d) {
 		/* The object has exactly one key (checked above): that one. */
 		key = json_object_iter_key(json_object_iter((json_t *)v));
-		if (key && in_list(unsupported_matchers, key))
-			return fail(c, sub, "matcher not supported by scx_strata");
+		for (size_t i = 0; key && unsupported_matchers[i].name; i++)
+			if (!strcmp(unsupported_matchers[i].name, key))
+				return fail(c, sub, "matcher not supported by scx_strata: %s",
+					    unsupported_matchers[i].why);
 		return fail(c, sub, "unknown matcher");
 	}
 	m->kind = d->kind;
@@ -338,8 +355,27 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 	switch (d->type) {
 	case 's':
 	case 'c':
+	case 'j':
+	case 'x':
 		if (!json_is_string(val))
 			return fail(c, sub, "expected a string, got %s", type_name(val));
+		if (d->type == 'j' && strlen(json_string_value(val)) > STRATA_CMD_LEN)
+			return fail(c, sub,
+				    "\"%s\" is longer than %d characters, no join command "
+				    "can carry it",
+				    json_string_value(val), STRATA_CMD_LEN);
+		if (d->type == 'x') {
+			regex_t re;
+			char why[128];
+			int rc = regcomp(&re, json_string_value(val), STRATA_CG_REGEX_FLAGS);
+
+			if (rc) {
+				regerror(rc, &re, why, sizeof(why));
+				return fail(c, sub, "invalid POSIX extended regex \"%s\": %s",
+					    json_string_value(val), why);
+			}
+			regfree(&re);
+		}
 		if (d->type == 'c' && strlen(json_string_value(val)) >= STRATA_COMM_LEN)
 			return fail(c, sub,
 				    "\"%s\" is longer than %d characters, no task name "
@@ -347,7 +383,7 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 				    json_string_value(val), STRATA_COMM_LEN - 1);
 		if (strlen(json_string_value(val)) >= STRATA_CGRP_STR_LEN)
 			return fail(c, sub, "longer than %d characters", STRATA_CGRP_STR_LEN - 1);
-		if (d->type == 's' && !*json_string_value(val))
+		if ((d->type == 's' || d->type == 'x') && !*json_string_value(val))
 			return fail(c, sub,
 				    "empty cgroup pattern matches every task; use an "
 				    "empty AND block [] for a catch-all");
@@ -357,8 +393,28 @@ static int parse_matcher(struct ctx *c, const char *path, const json_t *v,
 		return get_int(c, sub, val, -20, 19, &m->val);
 	case 'i':
 		return get_int(c, sub, val, 0, UINT32_MAX, &m->val);
+	case 'p': {
+		/* scx_layered's NSPIDEquals(nsid, pid): [namespace inode, pid in it] */
+		int64_t ns, pid;
+
+		if (!json_is_array(val) || json_array_size(val) != 2)
+			return fail(c, sub, "expected [namespace id, pid], got %s",
+				    json_is_array(val) ? "an array of another length"
+						       : type_name(val));
+		snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "[0]");
+		if ((err = get_int(c, sub, json_array_get(val, 0), 0, UINT32_MAX, &ns)))
+			return err;
+		sub[strlen(sub) - 2] = '1';
+		if ((err = get_int(c, sub, json_array_get(val, 1), 0, UINT32_MAX, &pid)))
+			return err;
+		m->val = pid;
+		m->val2 = ns;
+		return 0;
+	}
 	case 'N':
 		return get_int(c, sub, val, 0, SCXK_MAX_NODES - 1, &m->val);
+	case 'h':
+		return get_int(c, sub, val, 0, STRATA_HINT_MAX, &m->val);
 	case 'r': {
 		double r[2];
 
@@ -797,11 +853,42 @@ int strata_config_finish(struct strata_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * CgroupRegex sees what scx_layered's cgroup walker sees: the absolute
+ * path under /sys/fs/cgroup, without a trailing slash.
+ */
+static void regex_path(const char *rel, char *buf, size_t len)
+{
+	size_t n = strlen(rel);
+
+	snprintf(buf, len, "/sys/fs/cgroup%s%.*s", n ? "/" : "",
+		 (int)(n && rel[n - 1] == '/' ? n - 1 : n), rel);
+}
+
 bool strata_cgroup_match(const struct strata_match_cfg *m, const char *path)
+{
+	regex_t re;
+	bool ok;
+
+	if (m->cg != STRATA_CG_REGEX)
+		return strata_cgroup_match_re(m, NULL, path);
+	if (regcomp(&re, m->str, STRATA_CG_REGEX_FLAGS))
+		return false;
+	ok = strata_cgroup_match_re(m, &re, path);
+	regfree(&re);
+	return ok;
+}
+
+bool strata_cgroup_match_re(const struct strata_match_cfg *m, const regex_t *re, const char *path)
 {
 	const char *p = m->str, *s = path;
 	char slashed[4096];
 	size_t pl, sl;
+
+	if (m->cg == STRATA_CG_REGEX) {
+		regex_path(path, slashed, sizeof(slashed));
+		return re && !regexec(re, slashed, 0, NULL, 0);
+	}
 
 	/* Paths are "a/b/" relative to the cgroup2 root; "/a/b/" patterns are accepted too. */
 	if (*p == '/') {
@@ -829,8 +916,11 @@ static json_t *matcher_json(const struct strata_match_cfg *m)
 
 		if (d->kind != m->kind || (m->kind == STRATA_M_CGROUP && d->cg != m->cg))
 			continue;
-		if (d->type == 's' || d->type == 'c')
+		if (d->type == 's' || d->type == 'c' || d->type == 'j' || d->type == 'x')
 			return json_pack("{s:s}", d->name, m->str);
+		if (d->type == 'p')
+			return json_pack("{s:[I,I]}", d->name, (json_int_t)m->val2,
+					 (json_int_t)m->val);
 		if (d->type == 'b')
 			return json_pack("{s:b}", d->name, (int)m->val);
 		if (d->type == 'r')

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <regex.h>
 
 #include "intf.h"
 
@@ -45,6 +46,7 @@ enum strata_cg_match {
 	STRATA_CG_PREFIX,
 	STRATA_CG_SUFFIX,
 	STRATA_CG_CONTAINS,
+	STRATA_CG_REGEX, /* POSIX extended regex on the absolute path, see strata_cgroup_path() */
 };
 
 struct strata_match_cfg {
@@ -127,8 +129,22 @@ json_t *strata_config_to_json(const struct strata_config *cfg);
 /** strata_layer_matches_all - the layer has an empty AND block (catch-all) */
 bool strata_layer_matches_all(const struct strata_layer_cfg *l);
 
-/** strata_cgroup_match - does cgroup path @path (from the cgroup2 root, "/a/b") satisfy @m? */
+/**
+ * strata_cgroup_match - does cgroup @path satisfy @m?
+ * @path: relative to the cgroup2 root with a trailing slash ("a/b/", "" for the root)
+ *
+ * A CgroupRegex pattern is compiled at each call; a caller that matches
+ * many paths compiles it once and uses strata_cgroup_match_re().
+ */
 bool strata_cgroup_match(const struct strata_match_cfg *m, const char *path);
+
+/**
+ * strata_cgroup_match_re - strata_cgroup_match() with CgroupRegex's @re compiled
+ * @re: regcomp(m->str, STRATA_CG_REGEX_FLAGS) when m->cg is STRATA_CG_REGEX, else unused
+ */
+bool strata_cgroup_match_re(const struct strata_match_cfg *m, const regex_t *re, const char *path);
+
+#define STRATA_CG_REGEX_FLAGS (REG_EXTENDED | REG_NOSUB)
 
 extern const char *const strata_growth_names[STRATA_NR_GROWTH];
 extern const char *const strata_kind_names[3];

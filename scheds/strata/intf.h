@@ -57,8 +57,40 @@ enum strata_match_kind {
 	STRATA_M_KTHREAD,      /* val: 1 = must be a kthread, 0 = must not */
 	STRATA_M_NUMA_NODE,    /* val: the task's affinity lies within this node */
 	STRATA_M_AVG_RUNTIME,  /* val <= average run time per schedule (us) < val2 */
+	STRATA_M_CMD_JOIN,     /* str is a prefix of the layer the task joined (see below) */
+	STRATA_M_NS,	       /* val: inode number of the task's pid namespace */
+	STRATA_M_NSPID,	       /* val: pid in its own namespace, val2: that namespace's inode */
+	STRATA_M_HINT,	       /* val: the task's hint in the task-hint map */
 	STRATA_NR_MATCH_KINDS,
 };
+
+/*
+ * CmdJoin (scx_layered's wire format, so its clients work unchanged): a
+ * thread joins a layer by renaming itself (prctl(PR_SET_NAME),
+ * pthread_setname_np()) to a 16-byte command: a little-endian u16
+ * STRATA_CMD_PREFIX, an opcode, then up to STRATA_CMD_LEN bytes of layer
+ * name. The join lasts until a LEAVE command, whatever names follow.
+ */
+#define STRATA_CMD_PREFIX 0x5C10
+#define STRATA_CMD_LEN	  13
+enum strata_cmd_op {
+	STRATA_CMD_NONE,
+	STRATA_CMD_JOIN,
+	STRATA_CMD_LEAVE,
+};
+
+/*
+ * HintEquals: scx_layered's task-hint map, a task-storage map that user
+ * space fills through its pinned path (--task-hint-map, opened with
+ * BPF_OBJ_GET, keyed by a pidfd). The value layout is upstream's, so its
+ * clients work unchanged; hints above STRATA_HINT_MAX count as none.
+ */
+struct strata_task_hint {
+	u64 hint;
+	u64 reserved[3];
+};
+#define STRATA_HINT_MAX	 1024
+#define STRATA_HINT_NONE ((u64)-1)
 
 /*
  * Matchers are flattened by the loader into one list, layer by layer and

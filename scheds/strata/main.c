@@ -53,6 +53,7 @@ static struct {
 	bool disable_antistall;
 	uint64_t antistall_sec;
 	bool disable_topology;
+	const char *task_hint_map;
 } opt = {
 	.slice_us = 20000, /* SCX_SLICE_DFL, as scx_layered's -s */
 	.interval = 0.1,
@@ -146,7 +147,9 @@ static struct scxk_opt opts[] = {
 	 .ignored = "per-CPU kthreads never preempt here"},
 	{"layer-refresh-ms-avgruntime", 0, "MS", SCXK_OPT_U64, NULL, NULL,
 	 .ignored = "no AvgRuntime matcher to refresh"},
-	{"task-hint-map", 0, "PATH", SCXK_OPT_STRING, NULL, NULL, .ignored = "no task-hint map"},
+	{"task-hint-map", 0, "PATH", SCXK_OPT_STRING, &opt.task_hint_map,
+	 "pin the task-hint map (HintEquals) at PATH, mode 0666; an existing one there is reused",
+	 .upstream = "--task-hint-map"},
 	{"hi-fb-thread-name", 0, "NAME", SCXK_OPT_STRING, NULL, NULL,
 	 .ignored = "one fallback queue per LLC, no high-priority one"},
 	{"virt-llc", 0, NULL, SCXK_OPT_FLAG, NULL, NULL, .parse = scxk_parse_virt_llc,
@@ -191,6 +194,9 @@ static struct {
 	double fb_util;
 	unsigned int cg_matchers;
 	struct strata_match_cfg *cg_match[STRATA_MAX_CGRP_MATCHERS];
+	regex_t cg_re[STRATA_MAX_CGRP_MATCHERS]; /* compiled CgroupRegex patterns */
+	bool cg_has_re[STRATA_MAX_CGRP_MATCHERS];
+	bool cmd_join; /* some layer has a CmdJoin matcher: the rename hook is needed */
 	uint64_t cg_scans;
 	unsigned int nr_cgroups;
 	uint64_t hotplug_gen;		   /* the BPF side's, when sized_topo was derived */
@@ -210,6 +216,16 @@ static int write_example(const char *path)
 		return -EIO;
 	}
 	return 0;
+}
+
+static bool uses_matcher(enum strata_match_kind kind)
+{
+	for (unsigned int l = 0; l < config.nr_layers; l++)
+		for (unsigned int o = 0; o < config.layers[l].nr_ors; o++)
+			for (unsigned int a = 0; a < config.layers[l].nr_ands[o]; a++)
+				if (config.layers[l].m[o][a].kind == kind)
+					return true;
+	return false;
 }
 
 static int strata_validate(struct scxk_run *run)
@@ -245,6 +261,9 @@ static int strata_validate(struct scxk_run *run)
 		goto bad;
 	for (i = 0; i < config.nr_warnings; i++)
 		fprintf(stderr, "scx_strata: warning: %s\n", config.warnings[i]);
+	if (!opt.task_hint_map && uses_matcher(STRATA_M_HINT))
+		fprintf(stderr, "scx_strata: warning: HintEquals never matches without "
+				"--task-hint-map PATH (as in scx_layered)\n");
 	if (opt.print_and_exit) {
 		json_t *j = strata_config_to_json(&config);
 
@@ -267,6 +286,7 @@ SCXK_SKEL_OPEN(strata_open, scx_strata)
 static int fill_matchers(struct scx_strata *skel)
 {
 	unsigned int n = 0, l, o, a, cg = 0;
+	int err;
 
 	for (l = 0; l < config.nr_layers; l++) {
 		const struct strata_layer_cfg *lc = &config.layers[l];
@@ -291,8 +311,22 @@ static int fill_matchers(struct scx_strata *skel)
 				m->val2 = (s32)mc->val2;
 				if (mc->kind == STRATA_M_AVG_RUNTIME)
 					skel->rodata->match_runtime = true;
+				if (mc->kind == STRATA_M_NS || mc->kind == STRATA_M_NSPID)
+					skel->rodata->match_ns = true;
+				if (mc->kind == STRATA_M_CMD_JOIN)
+					st.cmd_join = true;
 				if (mc->kind == STRATA_M_CGROUP) {
 					m->cg_bit = (u8)cg;
+					if (mc->cg == STRATA_CG_REGEX && !st.cg_has_re[cg]) {
+						/* validated by the config parser */
+						if (regcomp(&st.cg_re[cg], mc->str,
+							    STRATA_CG_REGEX_FLAGS))
+							return scxk_err(
+								-EINVAL,
+								"cannot compile regex \"%s\"",
+								mc->str);
+						st.cg_has_re[cg] = true;
+					}
 					st.cg_match[cg++] = (struct strata_match_cfg *)mc;
 				} else {
 					snprintf(m->str, sizeof(m->str), "%s", mc->str);
@@ -302,6 +336,16 @@ static int fill_matchers(struct scx_strata *skel)
 	}
 	skel->rodata->nr_flat = n;
 	st.cg_matchers = cg;
+	if (opt.task_hint_map) {
+		/* libbpf pins it at load, or reuses the map already pinned there */
+		if ((err = bpf_map__set_pin_path(skel->maps.task_hints, opt.task_hint_map)))
+			return scxk_err(err, "cannot pin the task-hint map at %s: %s",
+					opt.task_hint_map, strerror(-err));
+		skel->rodata->match_hint = true;
+	}
+	/* the rename hook costs every rename of every task: only when asked for */
+	bpf_program__set_autoattach(skel->progs.strata_task_rename, false);
+	bpf_program__set_autoload(skel->progs.strata_task_rename, st.cmd_join);
 	return 0;
 }
 
@@ -387,6 +431,7 @@ static int strata_configure(struct scxk_run *run)
 	struct scx_strata *skel = run->skel;
 	const struct scxk_topo_data *t = &sized_topo;
 	unsigned int l, cpu, nr = 0, target[STRATA_MAX_LAYERS] = {0};
+	int err;
 	struct bpf_map *tmap = bpf_object__find_map_by_name(run->obj, ".data.scxk_topo");
 	const void *tdata;
 	size_t tsize = 0;
@@ -414,7 +459,8 @@ static int strata_configure(struct scxk_run *run)
 		b->idle_confined = lc->idle_confined;
 	}
 	skel->rodata->nr_layers = config.nr_layers;
-	fill_matchers(skel);
+	if ((err = fill_matchers(skel)))
+		return err;
 	skel->rodata->slice_ns = opt.slice_us * 1000;
 	skel->rodata->lo_fb_wait_ns = opt.lo_fb_wait_us * 1000;
 	skel->rodata->antistall_ns = opt.disable_antistall ? 0 : opt.antistall_sec * 1000000000ULL;
@@ -459,7 +505,7 @@ static uint64_t cg_bits_of(const char *rel)
 	uint64_t bits = 0;
 
 	for (unsigned int i = 0; i < st.cg_matchers; i++)
-		if (strata_cgroup_match(st.cg_match[i], rel))
+		if (strata_cgroup_match_re(st.cg_match[i], &st.cg_re[i], rel))
 			bits |= 1ULL << i;
 	return bits;
 }
@@ -558,7 +604,22 @@ static void scan_cgroups(struct scx_strata *skel)
 
 static int strata_attached(struct scxk_run *run)
 {
-	scan_cgroups(run->skel);
+	struct scx_strata *skel = run->skel;
+
+	scan_cgroups(skel);
+	/* any task may set its own hint, as with scx_layered */
+	if (opt.task_hint_map && chmod(opt.task_hint_map, 0666))
+		scxk_warn("cannot make %s writable by all: %s", opt.task_hint_map, strerror(errno));
+	/* after the scheduler: join commands land in task contexts, which exist from now on */
+	if (st.cmd_join && !skel->links.strata_task_rename) {
+		skel->links.strata_task_rename =
+			bpf_program__attach(skel->progs.strata_task_rename);
+		if (!skel->links.strata_task_rename)
+			return scxk_err(-errno,
+					"cannot attach the task_rename tracepoint that CmdJoin "
+					"needs: %s",
+					strerror(errno));
+	}
 	return 0;
 }
 

@@ -38,6 +38,8 @@ const volatile u32 nr_layers = 1;
 const volatile u32 nr_flat;
 /* Some layer has an AvgRuntime matcher: track run times and re-match. */
 const volatile bool match_runtime;
+const volatile bool match_ns;	/* NSEquals/NSPIDEquals: read the pid namespace */
+const volatile bool match_hint; /* --task-hint-map: read hints, re-match when one changes */
 const volatile u64 slice_ns = 20 * SCXK_NSEC_PER_MSEC;	    /* --slice-us */
 const volatile u64 lo_fb_wait_ns = 10 * SCXK_NSEC_PER_MSEC; /* --lo-fb-wait-us */
 const volatile u64 antistall_ns = 3 * SCXK_NSEC_PER_SEC;    /* --antistall-sec, 0 = off */

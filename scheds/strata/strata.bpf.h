@@ -34,6 +34,7 @@
 extern const volatile struct strata_layer_bpf layers[STRATA_MAX_LAYERS];
 extern const volatile struct strata_match flat[STRATA_MAX_FLAT];
 extern const volatile u32 nr_layers, nr_flat;
+extern const volatile bool match_ns, match_hint;
 extern const volatile u64 slice_ns, lo_fb_wait_ns, antistall_ns;
 
 /* ---- pushed by the loader every interval, read by it, state (strata.bpf.c) ---- */
@@ -71,9 +72,11 @@ struct task_ctx {
 	u64 enq_at;
 	u64 run_at;
 	s32 last_cpu;
-	bool fallback;	 /* custom affinity: served from the fallback DSQ */
-	u64 avg_runtime; /* per schedule, EWMA (AvgRuntime matchers only) */
-	u64 matched_at;	 /* when last matched */
+	bool fallback;		    /* custom affinity: served from the fallback DSQ */
+	u64 avg_runtime;	    /* per schedule, EWMA (AvgRuntime matchers only) */
+	u64 matched_at;		    /* when last matched */
+	char join[STRATA_COMM_LEN]; /* CmdJoin: the layer name joined, "" for none */
+	u64 hint;		    /* HintEquals: the task's hint when last matched */
 };
 __strata_shared SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 

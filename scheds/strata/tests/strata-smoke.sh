@@ -28,7 +28,7 @@ bad "inverted util_range" 'util_range: inverted range' '[{"name":"a","matches":[
 bad "empty cpus_range" 'cpus_range: empty range' '[{"name":"a","matches":[[]],"kind":{"Grouped":{"util_range":[0.1,0.9],"cpus_range":[0,0]}}}]'
 bad "last layer not catch-all" 'must be a catch-all' '[{"name":"a","matches":[[{"CommPrefix":"x"}]],"kind":{"Open":{}}}]'
 bad "missing file" 'cannot read' f:/nonexistent.json
-bad "unsupported matcher" 'CgroupRegex: matcher not supported' '[{"name":"a","matches":[[{"CgroupRegex":"x"}]],"kind":{"Open":{}}},{"name":"b",'"$ok_tail"']'
+bad "unsupported matcher" 'DsqInsertBelow: matcher not supported' '[{"name":"a","matches":[[{"DsqInsertBelow":0.5}]],"kind":{"Open":{}}},{"name":"b",'"$ok_tail"']'
 bad "bad --interval" 'interval' --run-example --interval 0
 bad "example plus spec" 'exclude each other' --run-example '[{"name":"b",'"$ok_tail"']'
 

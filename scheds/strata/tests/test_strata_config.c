@@ -125,6 +125,21 @@ static void test_every_matcher(void **state)
 	assert_int_equal(cfg.layers[3].growth, STRATA_GROW_LITTLE_BIG);
 	assert_int_equal(cfg.layers[3].weight, STRATA_DFL_WEIGHT); /* 0 means the default */
 	assert_int_equal(cfg.layers[4].growth, STRATA_GROW_REVERSE);
+	l = &cfg.layers[5];
+	assert_string_equal(l->name, "joined and contained");
+	assert_int_equal(l->m[0][0].kind, STRATA_M_CMD_JOIN);
+	assert_string_equal(l->m[0][0].str, "render");
+	assert_int_equal(l->m[1][0].kind, STRATA_M_CGROUP);
+	assert_int_equal(l->m[1][0].cg, STRATA_CG_REGEX);
+	assert_string_equal(l->m[1][0].str, "^/sys/fs/cgroup/ci-[0-9]+\\.slice$");
+	assert_int_equal(l->m[2][0].kind, STRATA_M_NS);
+	assert_int_equal(l->m[2][0].val, 4026531836LL);
+	/* NSPIDEquals is [namespace, pid], as scx_layered spells it */
+	assert_int_equal(l->m[3][0].kind, STRATA_M_NSPID);
+	assert_int_equal(l->m[3][0].val, 1);
+	assert_int_equal(l->m[3][0].val2, 4026532100LL);
+	assert_int_equal(l->m[4][0].kind, STRATA_M_HINT);
+	assert_int_equal(l->m[4][0].val, 1024);
 }
 
 static const struct {
@@ -152,7 +167,7 @@ static const struct {
 	{"bad-19-early-catchall.json", "layer \"a\" (#0) matches every task"},
 	{"bad-20-unknown-matcher.json", "$[0].matches[0][0].CommSuffix: unknown matcher"},
 	{"bad-21-unsupported-matcher.json",
-	 "$[0].matches[0][0].CgroupRegex: matcher not supported by scx_strata"},
+	 "$[0].matches[0][0].UsedGpuTid: matcher not supported by scx_strata: GPU use"},
 	{"bad-22-nice-range.json", "$[0].matches[0][0].NiceAbove: 25 is out of range [-20, 19]"},
 	{"bad-23-comm-too-long.json",
 	 "CommPrefix: \"abcdefghijklmnopq\" is longer than 15 characters"},
@@ -169,6 +184,21 @@ static const struct {
 	 "$[0].kind.Confined.util_range[1]: 1.5 is out of range [0, 1]"},
 	{"bad-34-too-many-layers.json", "$[16]: more than 16 layers"},
 	{"bad-36-duplicate-key.json", "duplicate object key"},
+	{"bad-37-regex-invalid.json",
+	 "$[0].matches[0][0].CgroupRegex: invalid POSIX extended regex \"web(1|2\""},
+	{"bad-38-cmdjoin-too-long.json",
+	 "$[0].matches[0][0].CmdJoin: \"fourteen-chars\" is longer than 13 characters"},
+	{"bad-39-nspid-shape.json",
+	 "$[0].matches[0][0].NSPIDEquals: expected [namespace id, pid], got an integer"},
+	{"bad-40-nspid-pid-type.json",
+	 "$[0].matches[0][0].NSPIDEquals[1]: expected an integer, got a string"},
+	{"bad-41-sysutil-unsupported.json",
+	 "$[0].matches[0][0].SystemCpuUtilBelow: matcher not supported by scx_strata: admission "
+	 "of hinted tasks by system utilisation"},
+	{"bad-42-dsqinsert-unsupported.json",
+	 "$[0].matches[0][0].DsqInsertBelow: matcher not supported by scx_strata: admission of "
+	 "hinted tasks by the layer's DSQ insert ratio"},
+	{"bad-43-hint-range.json", "$[0].matches[0][0].HintEquals: 1025 is out of range [0, 1024]"},
 };
 
 static void test_malformed(void **state)
@@ -333,6 +363,19 @@ static void test_cgroup_match(void **state)
 	strcpy(m.str, "db");
 	assert_true(strata_cgroup_match(&m, "work.slice/mydb.scope/"));
 	assert_false(strata_cgroup_match(&m, ""));
+	/* CgroupRegex: the absolute path without a trailing slash, as scx_layered's walker sees it
+	 */
+	m.cg = STRATA_CG_REGEX;
+	strcpy(m.str, "^/sys/fs/cgroup/ci-[0-9]+\\.slice$");
+	assert_true(strata_cgroup_match(&m, "ci-12.slice/"));
+	assert_false(strata_cgroup_match(&m, "ci-12.slice/job/"));
+	assert_false(strata_cgroup_match(&m, "ci-x.slice/"));
+	assert_false(strata_cgroup_match(&m, "ci-12xslice/"));
+	strcpy(m.str, "^/sys/fs/cgroup$");
+	assert_true(strata_cgroup_match(&m, ""));
+	strcpy(m.str, "web[12]"); /* unanchored: a match anywhere in the path */
+	assert_true(strata_cgroup_match(&m, "a/web2.scope/b/"));
+	assert_false(strata_cgroup_match(&m, "a/web3.scope/"));
 }
 
 /* A spec naming a FIFO is refused at once instead of waiting for a writer. */
