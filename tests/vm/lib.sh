@@ -286,6 +286,21 @@ have_sched() {
 }
 sched_flags() { [ "$1" = strata ] && echo --run-example; return 0; }
 
+# strata_tasks_in LAYER : scx_strata's task count for LAYER, from its stats
+strata_tasks_in() {
+	stats_line scx_strata | sed -n "s/.*\"$1\":{\([^}]*\)}.*/\1/p" |
+		sed -n 's/.*"tasks":\([0-9]*\).*/\1/p'
+}
+# count_is LAYER N : scx_strata counts N tasks in LAYER (says what it counted if not)
+count_is() {
+	_c=$(strata_tasks_in "$1")
+	[ "$_c" = "$2" ] && return 0
+	echo "layer $1 counts '$_c' tasks, want $2"
+	return 1
+}
+# layer_settle LAYER N : wait up to 5 s for the count, then check it (the message says what it was)
+layer_settle() { wait_for 5 count_is "$1" "$2"; count_is "$1" "$2"; }
+
 # placements NAME LINE : the scheduler's count of tasks it placed (ran
 # through select_cpu/enqueue), summed from its own stats in LINE as read
 # with stats_line. Every scheduler counts a placement in a different set of

@@ -45,20 +45,6 @@ cat >/tmp/joins.json <<JSON
 ]
 JSON
 
-# tasks_in LAYER : the layer's task count in the stats
-tasks_in() {
-	stats_line scx_strata | sed -n "s/.*\"$1\":{\([^}]*\)}.*/\1/p" |
-		sed -n 's/.*"tasks":\([0-9]*\).*/\1/p'
-}
-# count_is LAYER N : the layer counts N tasks (says what it counted if not)
-count_is() {
-	_c=$(tasks_in "$1")
-	[ "$_c" = "$2" ] && return 0
-	echo "layer $1 counts '$_c' tasks, want $2"
-	return 1
-}
-# settle LAYER N : wait up to 5 s for the count, then check it (the message says what it was)
-settle() { wait_for 5 count_is "$1" "$2"; count_is "$1" "$2"; }
 # stays LAYER N : the count is N now and still N a second later
 stays() { count_is "$1" "$2" && sleep 1 && count_is "$1" "$2"; }
 
@@ -74,14 +60,14 @@ while :; do :; done
 SH
 
 # ---- pid namespace ----
-check "the namespace's pid 1 is in 'ns pid 1'" settle "ns pid 1" 1
-check "its two sleeps are in 'ns' (the sleep outside is not)" settle ns 2
+check "the namespace's pid 1 is in 'ns pid 1'" layer_settle "ns pid 1" 1
+check "its two sleeps are in 'ns' (the sleep outside is not)" layer_settle ns 2
 
 # ---- CmdJoin: busy loops, so a rename is seen within a slice ----
-check "nobody joined yet" settle joined 0
+check "nobody joined yet" layer_settle joined 0
 sh /tmp/hog.sh '\020\134\001render' &
 h1=$!
-check "a join command for 'render' joins layer joined (CmdJoin rend)" settle joined 1
+check "a join command for 'render' joins layer joined (CmdJoin rend)" layer_settle joined 1
 sh /tmp/hog.sh 'render' &
 h2=$!
 sh /tmp/hog.sh '\020\134\001other' &
@@ -92,22 +78,22 @@ kill -USR2 $h1
 wait_for 5 grep -qx worker /proc/$h1/comm
 check "renamed to 'worker' after joining: still joined" stays joined 1
 kill -USR1 $h1
-check "the leave command: joined is empty" settle joined 0
+check "the leave command: joined is empty" layer_settle joined 0
 kill $h1 $h2 $h3
 
 # ---- HintEquals: the hint map is written from user space, read when the task runs ----
 check "the hint map is pinned at $HINTS" test -e $HINTS
 sh /tmp/hog.sh hintme &
 h4=$!
-check "no task is hinted yet" settle hinted 0
+check "no task is hinted yet" layer_settle hinted 0
 check "scxk-hint sets hint 7" scxk-hint $HINTS $h4 7
-check "a running task with hint 7 joins hinted" settle hinted 1
+check "a running task with hint 7 joins hinted" layer_settle hinted 1
 check "scxk-hint sets hint 8" scxk-hint $HINTS $h4 8
-check "hint 8: it leaves" settle hinted 0
+check "hint 8: it leaves" layer_settle hinted 0
 scxk-hint $HINTS $h4 7
-check "hint 7 again: back in" settle hinted 1
+check "hint 7 again: back in" layer_settle hinted 1
 check "scxk-hint clears the hint" scxk-hint $HINTS $h4 none
-check "hint cleared: it leaves" settle hinted 0
+check "hint cleared: it leaves" layer_settle hinted 0
 scxk-hint $HINTS $h4 7
 kill $h4
 
@@ -121,12 +107,12 @@ s2=$!
 sleep 600 &
 s3=$!
 echo $s1 >/sys/fs/cgroup/ci-7.slice/cgroup.procs
-check "a sleep moved into ci-7.slice joins ci" settle ci 1
+check "a sleep moved into ci-7.slice joins ci" layer_settle ci 1
 echo $s2 >/sys/fs/cgroup/ci-x.slice/cgroup.procs
 echo $s3 >/sys/fs/cgroup/ci-7.slice/job/cgroup.procs
 check "ci-x.slice and ci-7.slice/job do not match" stays ci 1
 echo $s1 >/sys/fs/cgroup/cgroup.procs
-check "moved back to the root: ci is empty" settle ci 0
+check "moved back to the root: ci is empty" layer_settle ci 0
 
 check "still attached" sched_alive
 stop_sched INT

@@ -27,20 +27,6 @@ cat >/tmp/numa.json <<'JSON'
 ]
 JSON
 
-# tasks_in LAYER : the layer's task count in the stats
-tasks_in() {
-	stats_line scx_strata | sed -n "s/.*\"$1\":{\([^}]*\)}.*/\1/p" |
-		sed -n 's/.*"tasks":\([0-9]*\).*/\1/p'
-}
-# count_is LAYER N : the layer counts N tasks (says what it counted if not)
-count_is() {
-	_c=$(tasks_in $1)
-	[ "$_c" = "$2" ] && return 0
-	echo "layer $1 counts '$_c' tasks, want $2"
-	return 1
-}
-# settle LAYER N : wait up to 5 s for the count, then check it (the message says what it was)
-settle() { wait_for 5 count_is "$1" "$2"; count_is "$1" "$2"; }
 
 check "attaches with NumaNode and AvgRuntime layers" start_sched scx_strata f:/tmp/numa.json
 # Single-threaded tasks that never fork (a forked child would carry its
@@ -50,29 +36,29 @@ sleep 600 &
 a=$!
 sleep 600 &
 b=$!
-check "no sleep is in node1 while both may run anywhere" settle node1 0
+check "no sleep is in node1 while both may run anywhere" layer_settle node1 0
 taskset -p -c "$n1" $a >/dev/null
-check "one pinned to node 1 ($n1): it joins node1" settle node1 1
+check "one pinned to node 1 ($n1): it joins node1" layer_settle node1 1
 taskset -p -c "$n1" $b >/dev/null
-check "the other too: node1 counts 2" settle node1 2
+check "the other too: node1 counts 2" layer_settle node1 2
 taskset -p -c 0-$(($(nproc) - 1)) $a >/dev/null
-check "the first allowed everywhere again: back to 1" settle node1 1
+check "the first allowed everywhere again: back to 1" layer_settle node1 1
 taskset -p -c 0 $b >/dev/null
-check "the other pinned to node 0: node1 is empty" settle node1 0
+check "the other pinned to node 0: node1 is empty" layer_settle node1 0
 kill $a $b 2>/dev/null
 
 # ---- AvgRuntime: stress-ng's CPU worker runs whole slices, its parent waits ----
-check "no stress-ng task yet" settle long 0
+check "no stress-ng task yet" layer_settle long 0
 stress-ng --cpu 1 --timeout 120s -q &
 sn=$!
 # count_at_least LAYER N : the layer counts N tasks or more
-count_at_least() { _c=$(tasks_in $1); [ "${_c:-0}" -ge "$2" ] && return 0; echo "layer $1 counts '$_c' tasks, want $2 or more"; return 1; }
+count_at_least() { _c=$(strata_tasks_in "$1"); [ "${_c:-0}" -ge "$2" ] && return 0; echo "layer $1 counts '$_c' tasks, want $2 or more"; return 1; }
 check "the CPU worker joins layer long" wait_for 5 count_at_least long 1
 # The parent's average comes from its start-up runs (long under TCG), and
 # it keeps that average while it waits: it may be in "long" too, as in
 # scx_layered, where the average also moves only when the task runs.
 kill $sn
-check "stress-ng gone: long is empty" settle long 0
+check "stress-ng gone: long is empty" layer_settle long 0
 check "still attached" sched_alive
 stop_sched INT
 is "detaches with exit 0" "$SCHED_RC" 0
