@@ -60,9 +60,11 @@ static const struct cmd cmds[] = {
 	 "print the running scheduler's stats (or those served on SOCKET) as OpenMetrics text; "
 	 "counters are the deltas over one second",
 	 cmd_metrics},
-	{"start", "NAME [-- ARGS...]",
-	 "start scheduler NAME with ARGS; fails if a scheduler already runs", cmd_start, true},
-	{"switch", "NAME [-- ARGS...]",
+	{"start", "NAME [--mode MODE] [-- ARGS...]",
+	 "start scheduler NAME with the flags of MODE (auto, gaming, powersave, lowlatency, "
+	 "server; default auto: none), then ARGS; fails if a scheduler already runs",
+	 cmd_start, true},
+	{"switch", "NAME [--mode MODE] [-- ARGS...]",
 	 "replace the running scheduler (if any) with NAME; if NAME rejects ARGS nothing "
 	 "changes, if it fails to start the previous one is started again",
 	 cmd_switch, true},
@@ -74,7 +76,7 @@ static const struct cmd cmds[] = {
 	{0},
 };
 
-enum { OPT_LOG_DIR = 0x100, OPT_HELP_MAN };
+enum { OPT_LOG_DIR = 0x100, OPT_HELP_MAN, OPT_LOCAL };
 
 static const struct {
 	struct option o;
@@ -83,6 +85,10 @@ static const struct {
 	{{"direct", no_argument, NULL, 'd'},
 	 NULL,
 	 "run schedulers as plain processes even when scx.service is installed",
+	 NULL},
+	{{"local", no_argument, NULL, OPT_LOCAL},
+	 NULL,
+	 "start, switch and stop here even when the org.scx.Loader service (scxkit-loader) runs",
 	 NULL},
 	{{"timeout", required_argument, NULL, 't'},
 	 "SEC",
@@ -109,8 +115,9 @@ static const char *const env_help[][2] = {
 	 "directory of the installed schedulers' entries (default " SCXCTL_SCHED_DIR ")"},
 	{"SCXKIT_BIN_DIR", "directory of the scx_NAME binaries (default " SCXCTL_BIN_DIR ")"},
 	{"SCX_SYSFS_PREFIX", "root under which /sys/kernel/sched_ext is read (for tests)"},
-	{"SCX_SCHEDULER, SCX_FLAGS", "service-exec: the default scheduler and its flags, "
-				     "from /etc/default/scx"},
+	{"SCX_SCHEDULER, SCX_MODE, SCX_FLAGS",
+	 "service-exec: the default scheduler, its mode (whose flags go before SCX_FLAGS) and "
+	 "its flags, from /etc/default/scx"},
 	{"SCX_SCHEDULER_OVERRIDE, SCX_FLAGS_OVERRIDE",
 	 "service-exec: set by scxctl start/switch with systemctl set-environment; they win "
 	 "over the defaults, and an override scheduler gets only the override flags"},
@@ -118,7 +125,7 @@ static const char *const env_help[][2] = {
 
 static const char examples[] = "  scxctl list\n"
 			       "  scxctl start brisk -- -m performance\n"
-			       "  scxctl switch cadence\n"
+			       "  scxctl switch cadence --mode gaming\n"
 			       "  scxctl status\n"
 			       "  scxctl metrics\n"
 			       "  scxctl stop\n";
@@ -407,9 +414,12 @@ static int cmd_status(int argc, char **argv, const struct scxctl_opts *o)
 	return SCXK_EXIT_OK;
 }
 
-/* NAME [-- ARGS...]: resolve NAME, point @args at ARGS. */
+/*
+ * NAME [--mode MODE] [-- ARGS...]: resolve NAME, point @args at ARGS and
+ * @all at the mode's flags followed by ARGS (what the scheduler gets).
+ */
 static int sched_args(const char *cmd, int argc, char **argv, struct scxctl_sched *s, char ***args,
-		      int *nargs)
+		      int *nargs, int *mode, struct scxctl_argv *all)
 {
 	int err;
 
@@ -425,11 +435,15 @@ static int sched_args(const char *cmd, int argc, char **argv, struct scxctl_sche
 	}
 	*args = argv + 2;
 	*nargs = argc - 2;
+	if (scxctl_take_mode(nargs, args, mode))
+		return SCXK_EXIT_USAGE;
 	if (*nargs && !strcmp((*args)[0], "--")) {
 		(*args)++;
 		(*nargs)--;
 	}
-	err = scxctl_check_args(s, *args, *nargs);
+	if ((err = scxctl_mode_argv(s, *mode, *args, *nargs, all)))
+		return err == -E2BIG ? SCXK_EXIT_USAGE : SCXK_EXIT_FAIL;
+	err = scxctl_check_args(s, all->argv, all->argc);
 	if (err == -EINVAL) {
 		scxk_log(SCXK_LOG_ERROR, "scx_%s rejected the arguments; nothing was changed",
 			 s->name);
@@ -477,16 +491,37 @@ static int direct_switch(const struct scxctl_sched *s, char **args, int nargs, b
 	return rc;
 }
 
+static int exit_of(int err)
+{
+	return !err ? SCXK_EXIT_OK : err == -EINVAL ? SCXK_EXIT_USAGE : SCXK_EXIT_FAIL;
+}
+
+/*
+ * Through org.scx.Loader (bus.c): a mode alone, or arguments alone, map
+ * to its methods as they are; both together go as arguments (the mode's
+ * flags first), as the interface has no method taking both.
+ */
+static int bus_start(const struct scxctl_sched *s, bool sw, int mode, int nargs,
+		     const struct scxctl_argv *all, const struct scxctl_opts *o)
+{
+	bool with_args = nargs > 0;
+	const char *method = sw ? (with_args ? "SwitchSchedulerWithArgs" : "SwitchScheduler")
+				: (with_args ? "StartSchedulerWithArgs" : "StartScheduler");
+
+	return exit_of(scxctl_bus_run(method, s->name, mode, all->argv, all->argc, o->timeout_s));
+}
+
 static int start_or_switch(int argc, char **argv, const struct scxctl_opts *o, bool sw)
 {
 	const char *cmd = sw ? "switch" : "start";
+	static struct scxctl_argv all;
 	struct scxctl_kstate ks;
 	struct scxctl_sched s;
 	bool service, running;
+	int nargs, rc, mode;
 	char **args;
-	int nargs, rc;
 
-	if ((rc = sched_args(cmd, argc, argv, &s, &args, &nargs)) || (rc = need_root(cmd)) ||
+	if ((rc = sched_args(cmd, argc, argv, &s, &args, &nargs, &mode, &all)) ||
 	    (rc = need_sched_ext()))
 		return rc;
 	scxctl_kstate_read(&ks);
@@ -496,6 +531,12 @@ static int start_or_switch(int argc, char **argv, const struct scxctl_opts *o, b
 			 ks.ops, s.name);
 		return SCXK_EXIT_FAIL;
 	}
+	if (!o->direct && !o->local && scxctl_bus_loader_running())
+		return bus_start(&s, sw, mode, nargs, &all, o);
+	if ((rc = need_root(cmd)))
+		return rc;
+	args = all.argv;
+	nargs = all.argc;
 	service = !o->direct && scxctl_service_usable();
 	if (service) {
 		bool active = scxctl_service_active();
@@ -527,8 +568,11 @@ static int cmd_stop(int argc, char **argv, const struct scxctl_opts *o)
 	struct scxctl_kstate ks;
 	int rc;
 
-	if ((rc = no_args("stop", argc, argv)) || (rc = need_root("stop")) ||
-	    (rc = need_sched_ext()))
+	if ((rc = no_args("stop", argc, argv)) || (rc = need_sched_ext()))
+		return rc;
+	if (!o->direct && !o->local && scxctl_bus_loader_running())
+		return exit_of(scxctl_bus_run("StopScheduler", NULL, 0, NULL, 0, o->timeout_s));
+	if ((rc = need_root("stop")))
 		return rc;
 	if (!o->direct && scxctl_service_usable() && scxctl_service_active() &&
 	    scxctl_service_stop(o))
@@ -598,6 +642,9 @@ int main(int argc, char **argv)
 			if (optarg[0] != '/')
 				return bad_usage("--log-dir: '%s' is not an absolute path", optarg);
 			o.log_dir = optarg;
+			break;
+		case OPT_LOCAL:
+			o.local = true;
 			break;
 		case 'v':
 			o.verbose++;

@@ -35,6 +35,7 @@ struct scxctl_sched {
 
 struct scxctl_opts {
 	bool direct;		/* never go through scx.service */
+	bool local;		/* never go through the org.scx.Loader service */
 	unsigned int timeout_s; /* how long start/stop wait for the kernel */
 	const char *log_dir;	/* direct mode: where schedulers' output goes */
 	int verbose;
@@ -145,6 +146,57 @@ int scxctl_loader_args(struct scxctl_loader *l, char **args, int max);
 
 /** scxctl_wait_state - poll sysfs until @want (or, if @ops, that ops) or @timeout_s */
 bool scxctl_wait_state(const char *want, const char *ops, unsigned int timeout_s);
+
+/* ---- mode.c: scheduler modes (include/scxkit/mode.h) ---- */
+
+#define SCXCTL_ARGV_MAX 256
+
+/* A scheduler's arguments: a mode's flags (in @buf) then the user's. */
+struct scxctl_argv {
+	char *argv[SCXCTL_ARGV_MAX + 1]; /* NULL-terminated */
+	int argc;
+	char buf[4096];
+};
+
+/**
+ * scxctl_mode_flags - the flags scheduler @s declares for @mode, from its
+ *                     --mode-flags output
+ * @buf, @len: holds the words @argv points into
+ * Return: their count, or a negative errno after logging.
+ */
+int scxctl_mode_flags(const struct scxctl_sched *s, int mode, char *buf, size_t len, char **argv,
+		      int max);
+
+/**
+ * scxctl_take_mode - take a leading "--mode M" or "--mode=M" off @argv
+ * @mode: set to the mode, or -1 when there is none
+ * Return: 0, or -EINVAL (logged) for a missing or unknown mode.
+ */
+int scxctl_take_mode(int *argc, char ***argv, int *mode);
+
+/**
+ * scxctl_mode_argv - @mode's flags (none for Auto or @mode < 0) followed
+ *                    by @args, so an explicit option wins over the mode's
+ * Return: 0 or a negative errno after logging.
+ */
+int scxctl_mode_argv(const struct scxctl_sched *s, int mode, char *const *args, int nargs,
+		     struct scxctl_argv *out);
+
+/* ---- bus.c: the org.scx.Loader service, as a client ---- */
+
+/** scxctl_bus_loader_running - org.scx.Loader has an owner (never activates it) */
+bool scxctl_bus_loader_running(void);
+
+/**
+ * scxctl_bus_run - start, switch or stop through org.scx.Loader
+ * @method: "SwitchScheduler", "StopScheduler", ...
+ * @name: the scheduler ("brisk"), NULL for StopScheduler
+ * @mode: for the methods without args; @args: for the *WithArgs ones
+ * Return: 0, -EINVAL for a refusal of the input, -EACCES when polkit
+ * refused, other negative errno; the service's message is printed.
+ */
+int scxctl_bus_run(const char *method, const char *name, int mode, char *const *args, int nargs,
+		   unsigned int timeout_s);
 
 /* ---- service.c: scx.service ---- */
 

@@ -4,12 +4,13 @@
  * ExecStart is "scxctl service-exec", which picks the scheduler and flags
  * from the environment the unit sets up:
  *
- *   SCX_SCHEDULER, SCX_FLAGS            from /etc/default/scx
+ *   SCX_SCHEDULER, SCX_MODE, SCX_FLAGS  from /etc/default/scx
  *   SCX_SCHEDULER_OVERRIDE,             from "systemctl set-environment"
  *   SCX_FLAGS_OVERRIDE                  (what scxctl start/switch set)
  *
  * An override scheduler takes the override flags only: the default flags
- * belong to the default scheduler and may mean nothing to another one.
+ * (and SCX_MODE) belong to the default scheduler and may mean nothing to
+ * another one; scxctl puts a mode's flags into SCX_FLAGS_OVERRIDE itself.
  * Flags are split at blanks, without quoting or expansion, exactly as
  * systemd splits $VAR on an ExecStart line, so a flag with a blank in it
  * cannot pass through the service (scxctl refuses it; --direct can).
@@ -23,6 +24,7 @@
 
 #include <scxkit/exit.h>
 #include <scxkit/log.h>
+#include <scxkit/mode.h>
 
 #include "scxctl.h"
 
@@ -305,15 +307,16 @@ static const char *env(const char *name)
 
 int scxctl_service_exec(void)
 {
-	const char *sched = env("SCX_SCHEDULER_OVERRIDE"), *flags_env;
-	char *argv[MAX_FLAGS + 2], *flags;
+	const char *sched = env("SCX_SCHEDULER_OVERRIDE"), *flags_env, *mode_env = NULL;
+	char *argv[MAX_FLAGS + 2], *flags, mode_buf[4096];
 	struct scxctl_sched s;
-	int n, err;
+	int n, err, m = 0, mode = -1;
 
 	if (sched) {
 		flags_env = env("SCX_FLAGS_OVERRIDE");
 	} else {
 		sched = env("SCX_SCHEDULER");
+		mode_env = env("SCX_MODE");
 		flags_env =
 			env("SCX_FLAGS_OVERRIDE") ? env("SCX_FLAGS_OVERRIDE") : env("SCX_FLAGS");
 	}
@@ -329,18 +332,38 @@ int scxctl_service_exec(void)
 			 err == -EINVAL ? "not a scheduler name" : "not an installed scheduler");
 		return SCXK_EXIT_USAGE;
 	}
+	if (mode_env && (mode = scxk_mode_parse(mode_env)) < 0) {
+		scxk_log(SCXK_LOG_ERROR, "SCX_MODE=%s is not a mode (%s)", mode_env,
+			 SCXK_MODE_NAMES);
+		return SCXK_EXIT_USAGE;
+	}
+	/* the mode's flags first: SCX_FLAGS may override one of them */
+	if (mode > 0 && (m = scxctl_mode_flags(&s, mode, mode_buf, sizeof(mode_buf), argv + 1,
+					       MAX_FLAGS)) < 0)
+		return SCXK_EXIT_FAIL;
 	flags = strdup(flags_env ? flags_env : "");
 	if (!flags)
 		return SCXK_EXIT_FAIL;
 	argv[0] = s.binary;
-	n = scxctl_split_flags(flags, argv + 1, MAX_FLAGS);
+	n = scxctl_split_flags(flags, argv + 1 + m, MAX_FLAGS - m);
+	if (n >= 0)
+		n += m;
 	if (n < 0) {
 		scxk_log(SCXK_LOG_ERROR, "more than %d words in the scheduler's flags", MAX_FLAGS);
 		free(flags);
 		return SCXK_EXIT_USAGE;
 	}
 	argv[n + 1] = NULL;
-	scxk_info("running %s%s%s", s.binary, n ? " " : "", flags_env ? flags_env : "");
+	{
+		char line[4096];
+		size_t off = 0;
+
+		line[0] = '\0';
+		for (int i = 1; i <= n && off < sizeof(line); i++)
+			off += snprintf(line + off, sizeof(line) - off, " %s", argv[i]);
+		scxk_info("running %s%s%s%s%s", s.binary, line, mode > 0 ? " (mode " : "",
+			  mode > 0 ? scxk_mode_name((unsigned)mode) : "", mode > 0 ? ")" : "");
+	}
 	execv(s.binary, argv);
 	scxk_err(-errno, "cannot run %s", s.binary);
 	free(flags);

@@ -50,6 +50,7 @@ enum {
 	OPT_BTF_CUSTOM_PATH,
 	OPT_BPF_TOKEN_PATH,
 	OPT_HELP_UPSTREAM,
+	OPT_MODE_FLAGS,
 	OPT_FIRST_OWN, /* the binary's own long-only options start here */
 };
 
@@ -130,6 +131,10 @@ static const struct added_opt common_opts[] = {
 	{"help-upstream", OPT_HELP_UPSTREAM, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "print the upstream scheduler's options and what each becomes here (Markdown table "
 	 "rows, as in the README)",
+	 NULL},
+	{"mode-flags", OPT_MODE_FLAGS, "MODE", SCXK_OPT_STRING, 0, 0,
+	 "print the flags of MODE (" SCXK_MODE_NAMES "), one per line, and exit; "
+	 "scxctl --mode and the org.scx.Loader service use them",
 	 NULL},
 	{"check-args", OPT_CHECK_ARGS, NULL, SCXK_OPT_FLAG, 0, 0,
 	 "only parse the options, print their values (name=value) and exit; reads no file and "
@@ -897,6 +902,18 @@ static void notice_ignored(const struct scxk_cli *cli, const struct scxk_opt *o)
 }
 
 /* @common is NULL for the tool set (scxk_cli_parse_opts()), set for a scheduler's. */
+/* --mode-flags MODE: the scheduler's declaration of MODE, one flag per line. */
+static int print_mode_flags(const struct scxk_cli *cli, const char *arg, FILE *f)
+{
+	int m = scxk_mode_parse(arg);
+
+	if (m < 0)
+		return bad(cli, "--mode-flags: '%.64s' is not a mode (%s)", arg, SCXK_MODE_NAMES);
+	for (const char *const *w = cli->modes[m]; w && *w; w++)
+		fprintf(f, "%s\n", *w);
+	return SCXK_CLI_DONE;
+}
+
 static int parse(const struct scxk_cli *cli, const struct added *add, int argc, char **argv,
 		 struct scxk_common_opts *common)
 {
@@ -946,6 +963,8 @@ static int parse(const struct scxk_cli *cli, const struct added *add, int argc, 
 			print_upstream(cli, stdout);
 			return SCXK_CLI_DONE;
 		}
+		if (common && c == OPT_MODE_FLAGS)
+			return print_mode_flags(cli, optarg, stdout);
 		if (common && c == 'v') {
 			common->verbose++;
 			continue;

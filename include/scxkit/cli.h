@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <scxkit/mode.h>
+
 enum scxk_opt_type {
 	SCXK_OPT_FLAG,	 /* bool, set to true when given */
 	SCXK_OPT_U64,	 /* uint64_t in [min, max] */
@@ -109,6 +111,13 @@ struct scxk_cli {
 	 */
 	int (*positional)(const char *arg); /* 0 or -EINVAL (then exit 2) */
 	const char *args;		    /* metavar in the usage line */
+	/*
+	 * The flags of each mode (include/scxkit/mode.h), NULL-terminated;
+	 * NULL for no flags (Auto: the defaults). --mode-flags MODE prints
+	 * them, one per line, which is how scxctl and the D-Bus loader get
+	 * them: this table is their only declaration.
+	 */
+	const char *const *modes[SCXK_NR_MODES];
 };
 
 /* Return values of scxk_cli_parse() besides 0 */

@@ -123,6 +123,17 @@ static const struct scxk_cli cli = {
 		    "  scx_cadence --monitor 1              stats of a running instance\n"
 		    "  scx_cadence --monitor-sched-samples 20   per-task samples\n",
 	.opts = opts,
+	/*
+	 * Modes (scxctl --mode, org.scx.Loader): the intent of upstream scx_loader's
+	 * scx_lavd profiles, without --pinned-slice-us (accepted but ignored here).
+	 * Auto is the default, --autopilot.
+	 */
+	.modes = {
+		[SCXK_MODE_GAMING] = (const char *const[]){"--performance", NULL},
+		[SCXK_MODE_POWERSAVE] = (const char *const[]){"--powersave", NULL},
+		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--performance", NULL},
+		[SCXK_MODE_SERVER] = (const char *const[]){"--performance", "--slice-min-us", "3000", "--slice-max-us", "10000", NULL},
+	},
 };
 
 static const char *const mode_names[CADENCE_NR_PM] = {"performance", "balanced", "powersave"};

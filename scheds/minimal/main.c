@@ -40,6 +40,17 @@ static const struct scxk_cli cli = {
 		    "  scx_minimal --fifo -s 5000  FIFO with 5 ms slices\n"
 		    "  scx_minimal --monitor 1     print a running instance's stats every second\n",
 	.opts = opts,
+	/*
+	 * Modes (scxctl --mode, org.scx.Loader): the template has one knob, the
+	 * slice; shorter for latency, longer (fewer switches) for servers and
+	 * power. Auto is the defaults.
+	 */
+	.modes = {
+		[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us", "10000", NULL},
+		[SCXK_MODE_POWERSAVE] = (const char *const[]){"--slice-us", "40000", NULL},
+		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--slice-us", "5000", NULL},
+		[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us", "40000", NULL},
+	},
 };
 
 /* ---- stats: the counters are served as deltas by libscxkit; the rest here ---- */
