@@ -339,7 +339,6 @@ static int run_scxctl(const char *cmd, const struct scxctl_sched *s, int mode, c
 	}
 	argv[n] = NULL;
 	rc = scxctl_run(argv, out, sizeof(out), SCXCTL_TIMEOUT_S);
-	out[strcspn(out, "\0")] = '\0';
 	/* one message for the caller: scxctl's output, without the trailing newline */
 	for (size_t len = strlen(out); len && out[len - 1] == '\n'; len--)
 		out[len - 1] = '\0';
