@@ -182,6 +182,17 @@ static void man(FILE *f)
 	      "if the new scheduler still fails once started (a configuration file is only "
 	      "read then), *switch* starts the previous one again with its old "
 	      "arguments. A command succeeds only once the kernel reports the new state.\n\n"
+	      "*--mode* _MODE_ (after NAME) selects one of the modes every scheduler declares "
+	      "(*auto*, *gaming*, *powersave*, *lowlatency*, *server*, or their numbers 0-4; "
+	      "*scx_NAME --mode-flags MODE* prints a mode's flags): its flags go before ARGS, "
+	      "so an option in ARGS overrides the mode's. *SCX_MODE* in _/etc/default/scx_ does "
+	      "the same for the default scheduler.\n\n"
+	      "When the *org.scx.Loader* D-Bus service (*scxkit-loader*, what desktop tools "
+	      "use) runs, *start*, *switch* and *stop* go through it, so that it knows the "
+	      "mode, and a user whom polkit allows (action "
+	      "*org.scx.loader.manage-schedulers*) needs no root; the service runs "
+	      "*scxctl --local* for the work, so the result is the same. Without the service "
+	      "(or with *--local* or *--direct*) scxctl does it itself and needs root.\n\n"
 	      "# COMMANDS\n\n",
 	      f);
 	for (const struct cmd *c = cmds; c->name; c++)
@@ -198,11 +209,14 @@ static void man(FILE *f)
 	      "_/etc/default/scx_\n\tthe scheduler scx.service runs and its flags.\n\n"
 	      "_" SCXCTL_SCHED_DIR "/NAME_\n\tone entry per installed scheduler.\n\n"
 	      "_" DFL_LOG_DIR "/scxctl-NAME.log_\n\toutput of a directly started scheduler.\n\n"
+	      "_/usr/share/dbus-1/system.d/org.scx.Loader.conf_, "
+	      "_/usr/share/polkit-1/actions/org.scx.Loader.policy_\n\twho may call the "
+	      "org.scx.Loader service, and polkit's default for its action.\n\n"
 	      "# EXIT STATUS\n\n"
 	      "*0* done; *1* failure: no sched_ext in this kernel, not root, the scheduler did "
 	      "not attach or detach in time; *2* usage error: unknown command or option, a "
 	      "scheduler that is not installed, arguments the scheduler rejects, or a "
-	      "configuration *service-exec* cannot use.\n\n"
+	      "configuration *service-exec* cannot use, a mode that does not exist.\n\n"
 	      "# EXAMPLES\n\n```\n",
 	      f);
 	fputs(examples, f);

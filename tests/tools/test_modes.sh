@@ -26,6 +26,18 @@ for exe in "$build"/scx_*; do
 		out=$("$exe" --check-args "${flags[@]}" 2>&1 >/dev/null)
 		is "$name: its $m flags (${flags[*]}) pass its parser${out:+: $out}" "$?" 0
 	done
+	# the README's Modes table shows the declaration (no drift)
+	readme=$src/scheds/${name#scx_}/README.md
+	if [ -f "$readme" ] && grep -q '^## Modes' "$readme"; then
+		for i in 0 1 2 3 4; do
+			f=$("$exe" --mode-flags "$i" | xargs)
+			cell="(none: the defaults)"
+			[ -z "$f" ] || cell="\`$f\`"
+			want="| $i ${modes[$i]} | $cell |"
+			if grep -qxF "$want" "$readme"; then ok "$name README: mode $i as declared"
+			else nok "$name README: mode $i as declared: no line '$want'"; fi
+		done
+	fi
 	out=$("$exe" --mode-flags turbo 2>&1)
 	is "$name --mode-flags turbo: exit 2" "$?" 2
 	like "$name --mode-flags turbo: names the modes" "$out" "'turbo' is not a mode \\(auto,"
