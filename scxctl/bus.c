@@ -67,8 +67,8 @@ int scxctl_bus_run(const char *method, const char *name, int mode, char *const *
 	r = sd_bus_open_system(&bus);
 	if (r < 0)
 		return scxk_err(r, "cannot connect to the system bus");
-	r = sd_bus_message_new_method_call(bus, &m, SCXL_BUS_NAME, SCXL_OBJECT_PATH,
-					   SCXL_INTERFACE, method);
+	r = sd_bus_message_new_method_call(bus, &m, SCXL_BUS_NAME, SCXL_OBJECT_PATH, SCXL_INTERFACE,
+					   method);
 	if (r >= 0 && name) {
 		snprintf(sched, sizeof(sched), "scx_%s", name);
 		r = sd_bus_message_append(m, "s", sched);
@@ -90,8 +90,9 @@ int scxctl_bus_run(const char *method, const char *name, int mode, char *const *
 		goto out;
 	}
 	if (name)
-		printf("%s scx_%s through %s\n", strncmp(method, "Switch", 6) ? "started" : "switched to",
-		       name, SCXL_BUS_NAME);
+		printf("%s scx_%s through %s\n",
+		       strncmp(method, "Switch", 6) ? "started" : "switched to", name,
+		       SCXL_BUS_NAME);
 	else
 		printf("stopped the scheduler through %s\n", SCXL_BUS_NAME);
 	r = 0;

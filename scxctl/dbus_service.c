@@ -291,11 +291,10 @@ static int resolve(const char *name, struct scxctl_sched *s, sd_bus_error *err)
 	int r = scxctl_lookup(name, s);
 
 	if (r)
-		return sd_bus_error_setf(err, SCXL_ERR_UNKNOWN_SCHED,
-					 "'%s' is %s; SupportedSchedulers lists the installed ones",
-					 name,
-					 r == -EINVAL ? "not a scheduler name"
-						      : "not an installed scheduler");
+		return sd_bus_error_setf(
+			err, SCXL_ERR_UNKNOWN_SCHED,
+			"'%s' is %s; SupportedSchedulers lists the installed ones", name,
+			r == -EINVAL ? "not a scheduler name" : "not an installed scheduler");
 	return 0;
 }
 
@@ -321,8 +320,7 @@ static int run_scxctl(const char *cmd, const struct scxctl_sched *s, int mode, c
 
 	if (nargs > MAX_ARGS)
 		return sd_bus_error_setf(err, SCXL_ERR_INVALID_ARGS,
-					 "%d arguments, at most %d are accepted", nargs,
-					 MAX_ARGS);
+					 "%d arguments, at most %d are accepted", nargs, MAX_ARGS);
 	argv[n++] = (char *)scxctl_path();
 	argv[n++] = "--local";
 	argv[n++] = (char *)cmd;
@@ -530,8 +528,9 @@ int main(int argc, char **argv)
 		return scxk_err(r, "cannot register %s", SCXL_OBJECT_PATH), 1;
 	r = sd_bus_request_name(bus, SCXL_BUS_NAME, 0);
 	if (r < 0)
-		return scxk_err(r, "cannot own %s (another loader, e.g. upstream's scx_loader, "
-				   "may run)",
+		return scxk_err(r,
+				"cannot own %s (another loader, e.g. upstream's scx_loader, "
+				"may run)",
 				SCXL_BUS_NAME),
 		       1;
 	for (;;) {

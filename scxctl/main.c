@@ -531,12 +531,14 @@ static int start_or_switch(int argc, char **argv, const struct scxctl_opts *o, b
 	static struct scxctl_argv all;
 	struct scxctl_kstate ks;
 	struct scxctl_sched s;
-	bool service, running;
+	bool service, running, bus;
 	int nargs, rc, mode;
 	char **args;
 
-	if ((rc = sched_args(cmd, argc, argv, &s, &args, &nargs, &mode, &all)) ||
-	    (rc = need_sched_ext()))
+	if ((rc = sched_args(cmd, argc, argv, &s, &args, &nargs, &mode, &all)))
+		return rc;
+	bus = !o->direct && !o->local && scxctl_bus_loader_running();
+	if ((!bus && (rc = need_root(cmd))) || (rc = need_sched_ext()))
 		return rc;
 	scxctl_kstate_read(&ks);
 	running = strcmp(ks.state, "disabled") != 0;
@@ -545,10 +547,8 @@ static int start_or_switch(int argc, char **argv, const struct scxctl_opts *o, b
 			 ks.ops, s.name);
 		return SCXK_EXIT_FAIL;
 	}
-	if (!o->direct && !o->local && scxctl_bus_loader_running())
+	if (bus)
 		return bus_start(&s, sw, mode, nargs, &all, o);
-	if ((rc = need_root(cmd)))
-		return rc;
 	args = all.argv;
 	nargs = all.argc;
 	service = !o->direct && scxctl_service_usable();
@@ -582,11 +582,11 @@ static int cmd_stop(int argc, char **argv, const struct scxctl_opts *o)
 	struct scxctl_kstate ks;
 	int rc;
 
-	if ((rc = no_args("stop", argc, argv)) || (rc = need_sched_ext()))
+	if ((rc = no_args("stop", argc, argv)))
 		return rc;
 	if (!o->direct && !o->local && scxctl_bus_loader_running())
 		return exit_of(scxctl_bus_run("StopScheduler", NULL, 0, NULL, 0, o->timeout_s));
-	if ((rc = need_root("stop")))
+	if ((rc = need_root("stop")) || (rc = need_sched_ext()))
 		return rc;
 	if (!o->direct && scxctl_service_usable() && scxctl_service_active() &&
 	    scxctl_service_stop(o))

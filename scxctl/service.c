@@ -338,8 +338,8 @@ int scxctl_service_exec(void)
 		return SCXK_EXIT_USAGE;
 	}
 	/* the mode's flags first: SCX_FLAGS may override one of them */
-	if (mode > 0 && (m = scxctl_mode_flags(&s, mode, mode_buf, sizeof(mode_buf), argv + 1,
-					       MAX_FLAGS)) < 0)
+	if (mode > 0 &&
+	    (m = scxctl_mode_flags(&s, mode, mode_buf, sizeof(mode_buf), argv + 1, MAX_FLAGS)) < 0)
 		return SCXK_EXIT_FAIL;
 	flags = strdup(flags_env ? flags_env : "");
 	if (!flags)

@@ -12,8 +12,8 @@
 #include <scxkit/mode.h>
 
 static const char *const names[SCXK_NR_MODES] = {
-	[SCXK_MODE_AUTO] = "auto",		 [SCXK_MODE_GAMING] = "gaming",
-	[SCXK_MODE_POWERSAVE] = "powersave",	 [SCXK_MODE_LOWLATENCY] = "lowlatency",
+	[SCXK_MODE_AUTO] = "auto",	     [SCXK_MODE_GAMING] = "gaming",
+	[SCXK_MODE_POWERSAVE] = "powersave", [SCXK_MODE_LOWLATENCY] = "lowlatency",
 	[SCXK_MODE_SERVER] = "server",
 };
 

@@ -182,12 +182,17 @@ static const struct scxk_cli cli = {
 	 * half as many balancing rounds (fewer wakeups) to save power, longer
 	 * slices under saturation for throughput. Auto is the defaults.
 	 */
-	.modes = {
-		[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us-underutil", "10000", "--kthreads-local", NULL},
-		[SCXK_MODE_POWERSAVE] = (const char *const[]){"--interval", "4", NULL},
-		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--slice-us-underutil", "5000", "--slice-us-overutil", "500", NULL},
-		[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us-overutil", "5000", NULL},
-	},
+	.modes =
+		{
+			[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us-underutil", "10000",
+								   "--kthreads-local", NULL},
+			[SCXK_MODE_POWERSAVE] = (const char *const[]){"--interval", "4", NULL},
+			[SCXK_MODE_LOWLATENCY] =
+				(const char *const[]){"--slice-us-underutil", "5000",
+						      "--slice-us-overutil", "500", NULL},
+			[SCXK_MODE_SERVER] =
+				(const char *const[]){"--slice-us-overutil", "5000", NULL},
+		},
 };
 
 /* ---- state shared by the tick (main thread) and the stats thread ---- */

@@ -205,12 +205,16 @@ static const struct scxk_cli cli = {
 	 * scx_bpfland profiles, in the same (upstream-compatible) spellings. Auto is
 	 * the defaults (-m auto).
 	 */
-	.modes = {
-		[SCXK_MODE_GAMING] = (const char *const[]){"-m", "all", NULL},
-		[SCXK_MODE_POWERSAVE] = (const char *const[]){"-s", "20000", "-m", "powersave", "-I", "100", "-t", "100", NULL},
-		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"-m", "performance", "-w", NULL},
-		[SCXK_MODE_SERVER] = (const char *const[]){"-s", "20000", "-S", NULL},
-	},
+	.modes =
+		{
+			[SCXK_MODE_GAMING] = (const char *const[]){"-m", "all", NULL},
+			[SCXK_MODE_POWERSAVE] =
+				(const char *const[]){"-s", "20000", "-m", "powersave", "-I", "100",
+						      "-t", "100", NULL},
+			[SCXK_MODE_LOWLATENCY] =
+				(const char *const[]){"-m", "performance", "-w", NULL},
+			[SCXK_MODE_SERVER] = (const char *const[]){"-s", "20000", "-S", NULL},
+		},
 };
 
 /* ---- power profile and primary domain ---- */

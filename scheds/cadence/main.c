@@ -128,12 +128,15 @@ static const struct scxk_cli cli = {
 	 * scx_lavd profiles, without --pinned-slice-us (accepted but ignored here).
 	 * Auto is the default, --autopilot.
 	 */
-	.modes = {
-		[SCXK_MODE_GAMING] = (const char *const[]){"--performance", NULL},
-		[SCXK_MODE_POWERSAVE] = (const char *const[]){"--powersave", NULL},
-		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--performance", NULL},
-		[SCXK_MODE_SERVER] = (const char *const[]){"--performance", "--slice-min-us", "3000", "--slice-max-us", "10000", NULL},
-	},
+	.modes =
+		{
+			[SCXK_MODE_GAMING] = (const char *const[]){"--performance", NULL},
+			[SCXK_MODE_POWERSAVE] = (const char *const[]){"--powersave", NULL},
+			[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--performance", NULL},
+			[SCXK_MODE_SERVER] =
+				(const char *const[]){"--performance", "--slice-min-us", "3000",
+						      "--slice-max-us", "10000", NULL},
+		},
 };
 
 static const char *const mode_names[CADENCE_NR_PM] = {"performance", "balanced", "powersave"};

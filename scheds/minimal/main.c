@@ -45,12 +45,13 @@ static const struct scxk_cli cli = {
 	 * slice; shorter for latency, longer (fewer switches) for servers and
 	 * power. Auto is the defaults.
 	 */
-	.modes = {
-		[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us", "10000", NULL},
-		[SCXK_MODE_POWERSAVE] = (const char *const[]){"--slice-us", "40000", NULL},
-		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--slice-us", "5000", NULL},
-		[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us", "40000", NULL},
-	},
+	.modes =
+		{
+			[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us", "10000", NULL},
+			[SCXK_MODE_POWERSAVE] = (const char *const[]){"--slice-us", "40000", NULL},
+			[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--slice-us", "5000", NULL},
+			[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us", "40000", NULL},
+		},
 };
 
 /* ---- stats: the counters are served as deltas by libscxkit; the rest here ---- */

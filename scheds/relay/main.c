@@ -72,12 +72,16 @@ static const struct scxk_cli cli = {
 	 * no idle-CPU search (fewer wakeups of idle CPUs) to save power; longer
 	 * slices for throughput. Auto is the defaults.
 	 */
-	.modes = {
-		[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us", "10000", "--slice-us-min", "500", NULL},
-		[SCXK_MODE_POWERSAVE] = (const char *const[]){"--percpu-local", NULL},
-		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--slice-us", "5000", "--slice-us-min", "500", NULL},
-		[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us", "40000", NULL},
-	},
+	.modes =
+		{
+			[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us", "10000",
+								   "--slice-us-min", "500", NULL},
+			[SCXK_MODE_POWERSAVE] = (const char *const[]){"--percpu-local", NULL},
+			[SCXK_MODE_LOWLATENCY] =
+				(const char *const[]){"--slice-us", "5000", "--slice-us-min", "500",
+						      NULL},
+			[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us", "40000", NULL},
+		},
 };
 
 static struct scxu_opts lib_opts;

@@ -175,12 +175,14 @@ static const struct scxk_cli cli = {
 	 * so a mode only sets the default slice of layers without slice_us and
 	 * the sizing interval. Auto is the defaults.
 	 */
-	.modes = {
-		[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us", "10000", NULL},
-		[SCXK_MODE_POWERSAVE] = (const char *const[]){"--interval", "2", NULL},
-		[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--slice-us", "5000", "--interval", "0.1", NULL},
-		[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us", "40000", NULL},
-	},
+	.modes =
+		{
+			[SCXK_MODE_GAMING] = (const char *const[]){"--slice-us", "10000", NULL},
+			[SCXK_MODE_POWERSAVE] = (const char *const[]){"--interval", "2", NULL},
+			[SCXK_MODE_LOWLATENCY] = (const char *const[]){"--slice-us", "5000",
+								       "--interval", "0.1", NULL},
+			[SCXK_MODE_SERVER] = (const char *const[]){"--slice-us", "40000", NULL},
+		},
 };
 
 /* ---- loader state, shared with the stats thread under lock ---- */
