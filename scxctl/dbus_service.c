@@ -482,6 +482,115 @@ static int method_restore(sd_bus_message *m, void *ud, sd_bus_error *err)
 	return do_switch(m, sched, (unsigned int)mode, false, NULL, 0, err);
 }
 
+/* ---- power profiles ---- */
+
+/*
+ * SCX_POWER_PROFILE_MODES in /etc/default/scx, e.g. "power-saver=powersave
+ * balanced=auto performance=gaming": when power-profiles-daemon's
+ * ActiveProfile changes, the running scxkit scheduler is switched to the
+ * mapped mode (nothing starts when none runs). Return: the mode, or -1
+ * when the profile is not mapped (or the mapping is bad: logged).
+ */
+static int profile_mode(const char *profile)
+{
+	char map[1024], *save = NULL, *w;
+	int mode = -1;
+
+	if (!defaults_get("SCX_POWER_PROFILE_MODES", map, sizeof(map)))
+		return -1;
+	for (w = strtok_r(map, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(w, '=');
+
+		if (!eq) {
+			scxk_warn("SCX_POWER_PROFILE_MODES: '%s' is not PROFILE=MODE", w);
+			continue;
+		}
+		*eq = '\0';
+		if (strcmp(w, profile))
+			continue;
+		mode = scxk_mode_parse(eq + 1);
+		if (mode < 0)
+			scxk_warn("SCX_POWER_PROFILE_MODES: '%s' is not a mode (%s)", eq + 1,
+				  SCXK_MODE_NAMES);
+	}
+	return mode;
+}
+
+static void apply_profile(sd_bus *bus, const char *profile)
+{
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	struct scxctl_loader l;
+	struct scxctl_sched s;
+	int mode = profile_mode(profile);
+	bool ours;
+
+	if (mode < 0)
+		return;
+	if (!running(&l, &ours) || !l.pid || scxctl_lookup(l.name, &s)) {
+		scxk_info("power profile %s: no scxkit scheduler runs, nothing to switch", profile);
+		return;
+	}
+	if (ours && !cur.with_args && cur.mode == (unsigned int)mode)
+		return;
+	scxk_info("power profile %s: switching scx_%s to mode %s", profile, s.name,
+		  scxk_mode_name((unsigned int)mode));
+	if (run_scxctl("switch", &s, mode, NULL, 0, &err)) {
+		scxk_warn("power profile %s: %s", profile, err.message);
+		sd_bus_error_free(&err);
+		return;
+	}
+	remember(&s, (unsigned int)mode, false, NULL, 0);
+	changed(bus);
+}
+
+/* PropertiesChanged of power-profiles-daemon: (s interface, a{sv} changed, as invalidated) */
+static int on_profile(sd_bus_message *m, void *ud, sd_bus_error *err)
+{
+	const char *iface, *key, *profile;
+	int r;
+
+	r = sd_bus_message_read(m, "s", &iface);
+	if (r >= 0)
+		r = sd_bus_message_enter_container(m, 'a', "{sv}");
+	while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		r = sd_bus_message_read(m, "s", &key);
+		if (r >= 0 && !strcmp(key, "ActiveProfile")) {
+			r = sd_bus_message_read(m, "v", "s", &profile);
+			if (r >= 0)
+				apply_profile(sd_bus_message_get_bus(m), profile);
+		} else if (r >= 0) {
+			r = sd_bus_message_skip(m, "v");
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+	}
+	if (r < 0)
+		scxk_warn("cannot read a power profile change: %s", strerror(-r));
+	return 0;
+}
+
+/* Both names power-profiles-daemon has used (0.20 added the UPower one). */
+static void watch_profiles(sd_bus *bus)
+{
+	static const char *const paths[][2] = {
+		{"/net/hadess/PowerProfiles", "net.hadess.PowerProfiles"},
+		{"/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.UPower.PowerProfiles"},
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char match[256];
+		int r;
+
+		snprintf(match, sizeof(match),
+			 "type='signal',interface='org.freedesktop.DBus.Properties',"
+			 "member='PropertiesChanged',path='%s',arg0='%s'",
+			 paths[i][0], paths[i][1]);
+		r = sd_bus_add_match(bus, NULL, match, on_profile, NULL);
+		if (r < 0)
+			scxk_warn("cannot watch %s: %s", paths[i][1], strerror(-r));
+	}
+}
+
 static const sd_bus_vtable vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("CurrentScheduler", "s", prop_current, 0, 0),
@@ -533,6 +642,7 @@ int main(int argc, char **argv)
 				"may run)",
 				SCXL_BUS_NAME),
 		       1;
+	watch_profiles(bus);
 	for (;;) {
 		r = sd_bus_process(bus, NULL);
 		if (r < 0)

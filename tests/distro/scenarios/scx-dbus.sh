@@ -22,7 +22,10 @@
 #  - a bad call while a scheduler runs leaves it running (same pid);
 #  - scxctl goes through the service when it runs (SchedulerMode follows
 #    scxctl switch --mode), and nobody's scxctl stop is refused;
-#  - SCX_MODE in /etc/default/scx: scx.service runs the mode's flags.
+#  - SCX_MODE in /etc/default/scx: scx.service runs the mode's flags;
+#  - power-profiles-daemon (when the image has it): setting ActiveProfile
+#    switches the running scheduler to the mode SCX_POWER_PROFILE_MODES
+#    maps the profile to.
 # shellcheck source=SCRIPTDIR/../lib.sh # boot puts it next to this file
 . ./lib.sh
 
@@ -197,5 +200,33 @@ wait_for 30 unit_is failed
 is "SCX_MODE=turbo: the unit fails with status 2" "$(prop ActiveState) $(prop ExecMainStatus)" \
 	"failed 2"
 like "  and says why" "$(run_log)" "SCX_MODE=turbo is not a mode"
-journalctl -b -u scxkit-loader --no-pager -q -o cat | tail -n 20 | sed 's/^/#   /'
+
+# 7. power-profiles-daemon: a profile change switches the running
+# scheduler to the mode SCX_POWER_PROFILE_MODES maps it to
+pp=(net.hadess.PowerProfiles /net/hadess/PowerProfiles net.hadess.PowerProfiles ActiveProfile)
+mode_is() { [ "$(get SchedulerMode)" = "u $1" ]; }
+if busctl --system get-property "${pp[@]}" >/dev/null 2>&1; then
+	sed -i -e 's/^SCX_MODE=.*/SCX_MODE=/' -e '/^SCX_POWER_PROFILE_MODES=/d' /etc/default/scx
+	echo 'SCX_POWER_PROFILE_MODES="power-saver=powersave balanced=gaming"' >>/etc/default/scx
+	systemctl reset-failed scx
+	diag "power profile now: $(busctl --system get-property "${pp[@]}")"
+	is "SwitchScheduler scx_brisk Auto" "$(call SwitchScheduler su scx_brisk 0)" ""
+	wait_for 60 attached brisk
+	check "power-profiles-daemon takes power-saver" \
+		busctl --system set-property "${pp[@]}" s power-saver
+	if wait_for 90 mode_is 2; then ok "power-saver: SchedulerMode PowerSave"
+	else nok "power-saver: SchedulerMode PowerSave (got '$(get SchedulerMode)')"; fi
+	wait_for 60 attached brisk
+	like "  brisk runs with its powersave flags" "$(sched_cmd brisk)" "-m powersave"
+	check "power-profiles-daemon takes balanced" \
+		busctl --system set-property "${pp[@]}" s balanced
+	if wait_for 90 mode_is 1; then ok "balanced: SchedulerMode Gaming (as mapped)"
+	else nok "balanced: SchedulerMode Gaming (as mapped) (got '$(get SchedulerMode)')"; fi
+	wait_for 60 attached brisk
+	like "  brisk runs with its gaming flags" "$(sched_cmd brisk)" "-m all"
+	check "scxctl stop" scxctl stop
+else
+	diag "no power-profiles-daemon in this image: profile switching not checked"
+fi
+journalctl -b -u scxkit-loader --no-pager -q -o cat | tail -n 30 | sed 's/^/#   /'
 done_testing
