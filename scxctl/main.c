@@ -220,7 +220,8 @@ static void man(FILE *f)
 	      "# EXAMPLES\n\n```\n",
 	      f);
 	fputs(examples, f);
-	fputs("```\n\n# SEE ALSO\n\n*systemctl*(1), *systemd.exec*(5), *scxkit-loader*(8), *scx_brisk*(8) and the "
+	fputs("```\n\n# SEE ALSO\n\n*systemctl*(1), *systemd.exec*(5), *scxkit-loader*(8), "
+	      "*scx_brisk*(8) and the "
 	      "other *scx_NAME*(8) pages\n",
 	      f);
 }
