@@ -321,17 +321,21 @@ int scxk_stats_view_open(struct scxk_stats_view **v, struct scxk_stats_client *c
 void scxk_stats_view_block(struct scxk_stats_view *v, json_t *resp, FILE *out)
 {
 	char when[16];
-	time_t t = time(NULL);
+	time_t wall = time(NULL);
 	struct tm tm;
+	double t = now_s();
 
-	if (!localtime_r(&t, &tm) || !strftime(when, sizeof(when), "%H:%M:%S", &tm))
+	if (!localtime_r(&wall, &tm) || !strftime(when, sizeof(when), "%H:%M:%S", &tm))
 		strcpy(when, "?");
-	scxk_stats_view_print(v, resp, now_s(), 0, out);
+	/* fed first so the heading can state the interval; the print then sees the same sample */
+	scxk_stats_view_feed(v, resp, t);
 	if (scxk_stats_view_interval(v) > 0)
-		fprintf(out, "-- %s, counters over %.2f s\n\n", when, scxk_stats_view_interval(v));
+		fprintf(out, "-- %s, counters over %.2f s\n", when, scxk_stats_view_interval(v));
 	else
-		fprintf(out, "-- %s, counters since connecting (rates from the next read)\n\n",
+		fprintf(out, "-- %s, counters since connecting (rates from the next read)\n",
 			when);
+	scxk_stats_view_print(v, resp, t, 0, out);
+	fputc('\n', out);
 }
 
 static int monitor_loop(const char *path, double interval_s, int count, FILE *out,
