@@ -64,6 +64,7 @@ if command -v tmux >/dev/null; then
 		"scx_minimal --monitor 0.5 --monitor-count 2; echo monitor-ended; sleep 60"
 	check "--monitor in tmux ends" wait_for 20 sh -c "$tm capture-pane -p | grep -q monitor-ended"
 	screen=$($tm capture-pane -p -S -200)
+	diag "$(printf '%s\n' "$screen" | grep -v '^$' | head -n 24 | sed 's/^/  | /')"
 	like "--monitor on a terminal prints the table" "$screen" "^STAT +VALUE +UNIT +RATE"
 	like "  with rates" "$screen" "^local +[0-9]+ +[0-9.]+[kMG]?/s"
 	$tm kill-server
