@@ -109,19 +109,21 @@ static int find_sched(struct top *t)
 	}
 	if (strcmp(t->ks.state, "enabled")) {
 		scxk_log(SCXK_LOG_ERROR,
-			 "no sched_ext scheduler runs (state: %s); start one with 'scxctl start NAME'",
+			 "no sched_ext scheduler runs (state: %s); start one with 'scxctl start "
+			 "NAME'",
 			 t->ks.state[0] ? t->ks.state : "unknown");
 		return SCXK_EXIT_FAIL;
 	}
 	found = !scxctl_find_loader(t->ks.ops, &t->l);
 	snprintf(t->stats_path, sizeof(t->stats_path), "%s",
-		 t->sock_arg ? t->sock_arg : found ? t->l.stats_path : SCXK_STATS_DEFAULT_PATH);
+		 t->sock_arg ? t->sock_arg
+		 : found     ? t->l.stats_path
+			     : SCXK_STATS_DEFAULT_PATH);
 	t->info = (struct scxctl_top_info){
 		.sched = t->ks.ops,
 		.loader = found ? t->l.name : "",
 		.pid = found ? t->l.pid : 0,
-		.uptime_s = found && t->l.start_time ? (long long)time(NULL) - t->l.start_time
-						       : -1,
+		.uptime_s = found && t->l.start_time ? (long long)time(NULL) - t->l.start_time : -1,
 		.mode = NULL, /* no scheduler reports a mode yet (issue 27, item 1) */
 		.scope = !strcmp(t->ks.switch_all, "1") ? "all tasks"
 							: "only SCHED_EXT tasks (--partial)",
@@ -245,7 +247,8 @@ static int live(struct top *t)
 	int rc = SCXK_EXIT_OK;
 
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		scxk_log(SCXK_LOG_ERROR, "top needs a terminal; use 'scxctl top --once' in scripts");
+		scxk_log(SCXK_LOG_ERROR,
+			 "top needs a terminal; use 'scxctl top --once' in scripts");
 		return SCXK_EXIT_USAGE;
 	}
 	/* before taking over the screen: a scheduler gone or no stats is an error at once */
@@ -328,8 +331,8 @@ int scxctl_top(int argc, char **argv)
 		if (!strcmp(argv[i], "--once"))
 			want_once = true;
 		else if (argv[i][0] == '-' || t.sock_arg) {
-			scxk_log(SCXK_LOG_ERROR, "top: unexpected argument '%s' (top [--once] [SOCKET])",
-				 argv[i]);
+			scxk_log(SCXK_LOG_ERROR,
+				 "top: unexpected argument '%s' (top [--once] [SOCKET])", argv[i]);
 			return SCXK_EXIT_USAGE;
 		} else
 			t.sock_arg = argv[i];

@@ -425,8 +425,8 @@ static int attach(struct scxk_run *run)
 static void print_stats(struct scxk_run *run, struct scxk_stats_client **client,
 			struct scxk_stats_view **view)
 {
-	bool human = scxk_stats_format_for(run->common.monitor_format, stdout) ==
-		     SCXK_STATS_FMT_HUMAN;
+	bool human =
+		scxk_stats_format_for(run->common.monitor_format, stdout) == SCXK_STATS_FMT_HUMAN;
 	json_t *resp = NULL;
 
 	if (!*client && scxk_stats_client_open(client, run->common.stats_path, 1000))

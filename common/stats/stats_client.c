@@ -332,8 +332,7 @@ void scxk_stats_view_block(struct scxk_stats_view *v, json_t *resp, FILE *out)
 	if (scxk_stats_view_interval(v) > 0)
 		fprintf(out, "-- %s, counters over %.2f s\n", when, scxk_stats_view_interval(v));
 	else
-		fprintf(out, "-- %s, counters since connecting (rates from the next read)\n",
-			when);
+		fprintf(out, "-- %s, counters since connecting (rates from the next read)\n", when);
 	scxk_stats_view_print(v, resp, t, 0, out);
 	fputc('\n', out);
 }

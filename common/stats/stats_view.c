@@ -32,12 +32,12 @@ struct vfield {
 };
 
 struct scxk_stats_view {
-	json_t *meta;	/* the whole stats_meta response */
-	json_t *top;	/* its top struct */
-	json_t *prev;	/* the latest sample */
-	double prev_t;	/* when it was taken; < 0: none */
-	json_t *older;	/* the one before, for TOTAL rates */
-	double dt;	/* seconds between the two; 0: unknown */
+	json_t *meta;  /* the whole stats_meta response */
+	json_t *top;   /* its top struct */
+	json_t *prev;  /* the latest sample */
+	double prev_t; /* when it was taken; < 0: none */
+	json_t *older; /* the one before, for TOTAL rates */
+	double dt;     /* seconds between the two; 0: unknown */
 	struct vfield *f;
 	size_t nr;
 };
@@ -61,9 +61,10 @@ static void field_of(struct vfield *vf, const char *name, json_t *fj)
 	vf->desc_len = dl = strlen(vf->desc);
 	/* the meta's desc reads "help (unit)" (scxk_stats_field_desc); the unit gets a column */
 	if (vf->unit && (ul = strlen(vf->unit)) + 3 <= dl && vf->desc[dl - 1] == ')' &&
-	    !strncmp(vf->desc + dl - ul - 3, " (", 2) && !strncmp(vf->desc + dl - ul - 1, vf->unit, ul))
+	    !strncmp(vf->desc + dl - ul - 3, " (", 2) &&
+	    !strncmp(vf->desc + dl - ul - 1, vf->unit, ul))
 		vf->desc_len = dl - ul - 3;
-	vf->kind = !kind			? VK_VALUE
+	vf->kind = !kind		    ? VK_VALUE
 		   : !strcmp(kind, "delta") ? VK_DELTA
 		   : !strcmp(kind, "total") ? VK_TOTAL
 					    : VK_VALUE;
@@ -96,7 +97,9 @@ int scxk_stats_view_new(struct scxk_stats_view **out, json_t *meta)
 			return -ENOMEM;
 		}
 		json_object_foreach(fields, key, fj)
+		{
 			field_of(&v->f[i++], key, fj);
+		}
 		v->nr = i;
 	}
 	*out = v;
@@ -166,9 +169,12 @@ int scxk_stats_rate_text(double rate, char *buf, size_t len)
 static bool rate_of(const struct scxk_stats_view *v, const struct vfield *f, json_t *cur,
 		    double *rate)
 {
-	json_t *now = json_object_get(cur, f->name), *before;
+	json_t *now, *before;
 
-	if (!f || f->kind == VK_VALUE || !(v->dt > 0) || !json_is_number(now))
+	if (!f || f->kind == VK_VALUE || !(v->dt > 0))
+		return false;
+	now = json_object_get(cur, f->name);
+	if (!json_is_number(now))
 		return false;
 	if (f->kind == VK_DELTA) {
 		*rate = json_number_value(now) / v->dt;
@@ -290,7 +296,8 @@ void scxk_stats_view_print(struct scxk_stats_view *v, json_t *resp, double t_s, 
 			wv = (int)strlen(val);
 		if (f && f->unit && (int)strlen(f->unit) > wu)
 			wu = (int)strlen(f->unit);
-		if (f && rate_of(v, f, resp, &r) && scxk_stats_rate_text(r, rate, sizeof(rate)) > wr)
+		if (f && rate_of(v, f, resp, &r) &&
+		    scxk_stats_rate_text(r, rate, sizeof(rate)) > wr)
 			wr = (int)strlen(rate);
 	}
 	line = snprintf(buf, sizeof(buf), "%-*s  %*s  %-*s  %*s  %s", wn, "STAT", wv, "VALUE", wu,

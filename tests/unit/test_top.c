@@ -87,14 +87,14 @@ static void test_meta_attrs(void **state)
 
 	(void)state;
 	fs = json_object_get(json_object_get(meta, "Metrics"), "fields");
-	assert_string_equal(json_string_value(json_object_get(
-				    json_object_get(json_object_get(fs, "placed"), "user"),
-				    "_scxk_kind")),
-			    "delta");
-	assert_string_equal(json_string_value(json_object_get(
-				    json_object_get(json_object_get(fs, "hotplug"), "user"),
-				    "_scxk_kind")),
-			    "total");
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_object_get(json_object_get(fs, "placed"), "user"), "_scxk_kind")),
+		"delta");
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_object_get(json_object_get(fs, "hotplug"), "user"), "_scxk_kind")),
+		"total");
 	assert_string_equal(
 		json_string_value(json_object_get(
 			json_object_get(json_object_get(fs, "busy"), "user"), "_scxk_unit")),
@@ -268,9 +268,11 @@ static void test_header(void **state)
 {
 	(void)state;
 	render(NULL, 42, 3723);
-	assert_non_null(strstr(out_buf, "scheduler: minimal (scx_minimal, pid 42)   uptime: 1h 02m 03s\n"));
+	assert_non_null(
+		strstr(out_buf, "scheduler: minimal (scx_minimal, pid 42)   uptime: 1h 02m 03s\n"));
 	assert_null(strstr(out_buf, "mode"));
-	assert_non_null(strstr(out_buf, "scope: all tasks   stats: /run/x, counters over 1.00 s\n"));
+	assert_non_null(
+		strstr(out_buf, "scope: all tasks   stats: /run/x, counters over 1.00 s\n"));
 	render("gaming", 42, 59);
 	assert_non_null(strstr(out_buf, "uptime: 0m 59s   mode: gaming\n"));
 	render(NULL, 0, -1);

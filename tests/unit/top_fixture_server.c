@@ -28,11 +28,11 @@ static int collect(json_t *out, void *state, void *arg)
 			       json_object_set_new(out, "hotplug", json_integer(reads)) ||
 			       json_object_set_new(out, "busy", json_real(42.5)) ||
 			       json_object_set_new(out, "cpu_list", json_string("0-1")) ||
-			       json_object_set_new(
-				       out, "layers",
-				       json_pack("{s:{s:i,s:f,s:[i]},s:{s:i,s:f,s:[]}}", "batch",
-						 "tasks", 4, "util", 0.5, "hist", 1, "interactive",
-						 "tasks", 12, "util", 1.25, "hist"))
+			       json_object_set_new(out, "layers",
+						   json_pack("{s:{s:i,s:f,s:[i]},s:{s:i,s:f,s:[]}}",
+							     "batch", "tasks", 4, "util", 0.5,
+							     "hist", 1, "interactive", "tasks", 12,
+							     "util", 1.25, "hist"))
 		       ? -1
 		       : 0;
 }
