@@ -12,7 +12,8 @@ command -v tmux >/dev/null || skip_all "tmux is not installed"
 scxctl=$b/scxctl/scxctl
 tmp=$(mktemp -d)
 sock=$tmp/stats
-tm="tmux -L scxk-top-$$"
+# a known TERM whatever the caller has (CI may have none): tmux checks it
+tm="env TERM=screen tmux -L scxk-top-$$"
 srv_pid=
 cleanup() {
 	$tm kill-server 2>/dev/null

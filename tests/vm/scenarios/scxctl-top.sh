@@ -6,7 +6,8 @@
 # and per-domain (balance) rows. One scheduler after another in one boot.
 . ./lib.sh
 [ -d $SCX ] || skip_all "kernel without sched_ext"
-tm="tmux -L top"
+# the console says TERM=linux, whose terminfo the initramfs lacks; tmux checks it
+tm="env TERM=screen tmux -L top"
 
 # rate_of TEXT FIELD : the number before "/s" on FIELD's row of the table
 rate_of() { printf '%s\n' "$1" | sed -n "s/^$2 .* \([0-9.]*\)\/s .*/\1/p" | head -n 1; }
