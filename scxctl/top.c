@@ -94,24 +94,28 @@ struct top {
 	char note[256];
 };
 
-/* Who runs now. Return: 0, or an exit status after saying why nothing can be shown. */
-static int find_sched(struct top *t)
+/*
+ * Who runs now. Return: 0, or an exit status after saying why nothing can
+ * be shown (unless @quiet: the live view says it on its screen instead).
+ */
+static int find_sched(struct top *t, bool quiet)
 {
 	bool found;
 
 	scxctl_kstate_read(&t->ks);
 	if (!t->ks.present) {
-		scxk_log(SCXK_LOG_ERROR,
-			 "this kernel has no sched_ext (%s is missing): it needs "
-			 "CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or newer)",
-			 scxctl_sysfs());
+		if (!quiet)
+			scxk_log(SCXK_LOG_ERROR,
+				 "this kernel has no sched_ext (%s is missing): it needs "
+				 "CONFIG_SCHED_CLASS_EXT=y (Linux 6.12 or newer)",
+				 scxctl_sysfs());
 		return SCXK_EXIT_FAIL;
 	}
 	if (strcmp(t->ks.state, "enabled")) {
-		scxk_log(SCXK_LOG_ERROR,
-			 "no sched_ext scheduler runs (state: %s); start one with 'scxctl start "
-			 "NAME'",
-			 t->ks.state[0] ? t->ks.state : "unknown");
+		if (!quiet)
+			scxk_log(SCXK_LOG_ERROR, "no sched_ext scheduler runs (state: %s); %s",
+				 t->ks.state[0] ? t->ks.state : "unknown",
+				 "start one with 'scxctl start NAME'");
 		return SCXK_EXIT_FAIL;
 	}
 	found = !scxctl_find_loader(t->ks.ops, &t->l);
@@ -308,11 +312,16 @@ static int live(struct top *t)
 		if (resized && now_s() < until)
 			continue; /* redraw at the new size with the same sample */
 		/* the scheduler may have changed or gone: the header says so, the loop goes on */
-		if (find_sched(t))
+		if (find_sched(t, true)) {
+			/* the old numbers would pass for the new state: show none */
+			disconnect(t);
+			json_decref(t->resp);
+			t->resp = NULL;
 			snprintf(t->note, sizeof(t->note), "no scheduler runs now (state: %s)",
 				 t->ks.state[0] ? t->ks.state : "unknown");
-		else
+		} else {
 			sample(t);
+		}
 	}
 
 	fputs(ESC_ALT_OFF, stdout);
@@ -337,7 +346,7 @@ int scxctl_top(int argc, char **argv)
 		} else
 			t.sock_arg = argv[i];
 	}
-	if ((rc = find_sched(&t)))
+	if ((rc = find_sched(&t, false)))
 		return rc;
 	rc = want_once ? once(&t) : live(&t);
 	top_free(&t);
