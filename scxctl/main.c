@@ -50,6 +50,7 @@ static int cmd_start(int argc, char **argv, const struct scxctl_opts *o);
 static int cmd_switch(int argc, char **argv, const struct scxctl_opts *o);
 static int cmd_stop(int argc, char **argv, const struct scxctl_opts *o);
 static int cmd_service_exec(int argc, char **argv, const struct scxctl_opts *o);
+static int cmd_top(int argc, char **argv, const struct scxctl_opts *o);
 
 static const struct cmd cmds[] = {
 	{"list", NULL, "list the installed scxkit schedulers, one line each", cmd_list},
@@ -60,6 +61,11 @@ static const struct cmd cmds[] = {
 	 "print the running scheduler's stats (or those served on SOCKET) as OpenMetrics text; "
 	 "counters are the deltas over one second",
 	 cmd_metrics},
+	{"top", "[--once] [SOCKET]",
+	 "watch the running scheduler: uptime, its stats as a table with per-second rates "
+	 "(per layer, per domain), CPU utilisation bars; refreshed every second, q quits; "
+	 "--once prints one snapshot (over one second) for scripts",
+	 cmd_top},
 	{"start", "NAME [--mode MODE] [-- ARGS...]",
 	 "start scheduler NAME with the flags of MODE (auto, gaming, powersave, lowlatency, "
 	 "server; default auto: none), then ARGS; fails if a scheduler already runs",
@@ -387,6 +393,13 @@ static int cmd_metrics(int argc, char **argv, const struct scxctl_opts *o)
 		return SCXK_EXIT_FAIL;
 	}
 	return SCXK_EXIT_OK;
+}
+
+/* top: scxctl/top.c */
+static int cmd_top(int argc, char **argv, const struct scxctl_opts *o)
+{
+	(void)o;
+	return scxctl_top(argc, argv);
 }
 
 static int cmd_status(int argc, char **argv, const struct scxctl_opts *o)

@@ -239,4 +239,12 @@ int scxctl_split_flags(char *flags, char **argv, int max);
  */
 int scxctl_run(char *const *argv, char *out, size_t out_len, unsigned int timeout_s);
 
+/* ---- top.c: the live view ---- */
+
+/**
+ * scxctl_top - the top command: @argv is "top [--once] [SOCKET]"
+ * Return: an exit status (1 when no scheduler runs or its stats are unreadable).
+ */
+int scxctl_top(int argc, char **argv);
+
 #endif /* __SCXCTL_H */

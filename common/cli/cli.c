@@ -33,6 +33,7 @@ enum {
 	OPT_STATS = 0x100,
 	OPT_MONITOR,
 	OPT_MONITOR_COUNT,
+	OPT_MONITOR_FORMAT,
 	OPT_HELP_STATS,
 	OPT_EXIT_DUMP_LEN,
 	OPT_PARTIAL,
@@ -85,6 +86,10 @@ static const struct added_opt common_opts[] = {
 	 "print the stats of the running scheduler every SEC seconds; never loads BPF", "off"},
 	{"monitor-count", OPT_MONITOR_COUNT, "N", SCXK_OPT_U64, 0, 0,
 	 "with --monitor, stop after N prints", "0 (forever)"},
+	{"monitor-format", OPT_MONITOR_FORMAT, "FMT", SCXK_OPT_STRING, 0, 0,
+	 "how --monitor and --stats print: human (a table with units and rates), kv (one "
+	 "key=value line per read, for scripts) or auto (human on a terminal, else kv)",
+	 "auto"},
 	{"help-stats", OPT_HELP_STATS, NULL, SCXK_OPT_FLAG, 0, 0, "describe every stat and exit",
 	 NULL},
 	/* Above 16 MiB the dump buffer would not fit one map value. 0, as upstream. */
@@ -722,6 +727,18 @@ static int set_common(const struct scxk_cli *cli, int id, const char *arg,
 		return 0;
 	case OPT_MONITOR_COUNT:
 		c->monitor_count = u;
+		return 0;
+	case OPT_MONITOR_FORMAT:
+		/* the values of enum scxk_stats_format, spelt out: this file stays libc-only */
+		if (!strcmp(arg, "auto"))
+			c->monitor_format = SCXK_STATS_FMT_AUTO;
+		else if (!strcmp(arg, "kv"))
+			c->monitor_format = SCXK_STATS_FMT_KV;
+		else if (!strcmp(arg, "human"))
+			c->monitor_format = SCXK_STATS_FMT_HUMAN;
+		else
+			return bad(cli, "--monitor-format: '%.64s' is not auto, kv or human%s", arg,
+				   "");
 		return 0;
 	case OPT_EXIT_DUMP_LEN:
 		c->exit_dump_len = u ? u : SCXK_UEI_DUMP_DFL_LEN;

@@ -422,20 +422,32 @@ static int attach(struct scxk_run *run)
  * --stats: one connection for the whole run, so the scheduler's per-client
  * state turns counters into deltas per interval.
  */
-static void print_stats(struct scxk_run *run, struct scxk_stats_client **client)
+static void print_stats(struct scxk_run *run, struct scxk_stats_client **client,
+			struct scxk_stats_view **view)
 {
+	bool human =
+		scxk_stats_format_for(run->common.monitor_format, stdout) == SCXK_STATS_FMT_HUMAN;
 	json_t *resp = NULL;
 
 	if (!*client && scxk_stats_client_open(client, run->common.stats_path, 1000))
 		return;
+	if (human && !*view && scxk_stats_view_open(view, *client))
+		goto lost;
 	if (scxk_stats_client_request(*client, "{\"req\":\"stats\",\"args\":{\"target\":\"top\"}}",
 				      &resp) == 0) {
-		scxk_stats_print_line(resp, stdout);
+		if (*view)
+			scxk_stats_view_block(*view, resp, stdout);
+		else
+			scxk_stats_print_line(resp, stdout);
 		fflush(stdout);
-	} else {
-		scxk_stats_client_close(*client);
-		*client = NULL;
+		json_decref(resp);
+		return;
 	}
+lost:
+	scxk_stats_client_close(*client);
+	*client = NULL;
+	scxk_stats_view_free(*view);
+	*view = NULL;
 	json_decref(resp);
 }
 
@@ -445,6 +457,7 @@ static int run_once(struct scxk_run *run)
 	const struct scxk_sched *s = run->sched;
 	struct scxk_sched_stats_server *srv = NULL;
 	struct scxk_stats_client *client = NULL;
+	struct scxk_stats_view *view = NULL;
 	struct timespec last_tick, last_stats, now;
 	bool restart = false;
 	int err, ret = SCXK_EXIT_FAIL;
@@ -492,7 +505,7 @@ static int run_once(struct scxk_run *run)
 		}
 		if (run->common.stats_interval && since_stats >= run->common.stats_interval) {
 			last_stats = now;
-			print_stats(run, &client);
+			print_stats(run, &client, &view);
 		}
 	}
 detach:
@@ -501,6 +514,7 @@ detach:
 	    (restart || (run->uei->kind && (run->uei->exit_code & SCXK_ECODE_ACT_RESTART))))
 		restart_begin();
 	scxk_stats_client_close(client);
+	scxk_stats_view_free(view);
 	scxk_sched_stats_stop(srv);
 	bpf_link__destroy(run->link);
 	run->link = NULL;
@@ -574,8 +588,9 @@ int scxk_sched_main(const struct scxk_sched *s, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (run.common.monitor_interval)
-		return scxk_stats_monitor(run.common.stats_path, run.common.monitor_interval,
-					  run.common.monitor_count, stdout, NULL) < 0
+		return scxk_stats_monitor_as(run.common.stats_path, run.common.monitor_interval,
+					     run.common.monitor_count, stdout, NULL,
+					     run.common.monitor_format) < 0
 			       ? SCXK_EXIT_FAIL
 			       : SCXK_EXIT_OK;
 

@@ -177,11 +177,35 @@ int scxk_stats_set(struct scxk_stats_read *r, unsigned int id, json_t *v)
  * StatsData variant as its key, "desc" beside it, no name):
  * {"datum":"u64"}, {"array":"u64"}, {"dict":{"key":"string","datum":{"struct":"S"}}}.
  */
+/*
+ * What the human format (stats_view.c) needs beyond upstream's meta, as
+ * field user attributes (which upstream's StatsField carries and its
+ * clients ignore): the unit on its own, and whether a counter is served as
+ * a delta per read or a total, so clients can turn it into a rate.
+ */
+static int field_user(json_t *fj, const struct scxk_stat_desc *f)
+{
+	const char *kind = f->kind == SCXK_STAT_KIND_CNT   ? "delta"
+			   : f->kind == SCXK_STAT_KIND_TOT ? "total"
+							   : NULL;
+	json_t *user;
+
+	if (!kind && (!f->unit || !*f->unit))
+		return 0;
+	user = json_object();
+	if (!user || json_object_set_new(fj, "user", user) ||
+	    (kind && json_object_set_new(user, "_scxk_kind", json_string(kind))) ||
+	    (f->unit && *f->unit && json_object_set_new(user, "_scxk_unit", json_string(f->unit))))
+		return -ENOMEM;
+	return 0;
+}
+
 static json_t *field_meta(const struct scxk_stat_desc *f, const struct scxk_stats_ops *ops)
 {
 	const struct scxk_stats_struct *sub;
 	char buf[256], key[16];
 	const char *colon;
+	json_t *fj;
 
 	switch (f->type) {
 	case SCXK_STAT_DICT:
@@ -196,8 +220,9 @@ static json_t *field_meta(const struct scxk_stat_desc *f, const struct scxk_stat
 		return json_pack("{s:s,s:s}", "array", f->unit, "desc",
 				 scxk_stats_field_desc(f, buf, sizeof(buf)));
 	default:
-		return json_pack("{s:s,s:s}", "datum", scxk_stats_type_name(f->type), "desc",
-				 scxk_stats_field_desc(f, buf, sizeof(buf)));
+		fj = json_pack("{s:s,s:s}", "datum", scxk_stats_type_name(f->type), "desc",
+			       scxk_stats_field_desc(f, buf, sizeof(buf)));
+		return fj && field_user(fj, f) ? (json_decref(fj), NULL) : fj;
 	}
 }
 

@@ -275,9 +275,72 @@ static bool nap(int64_t ms)
 	return false;
 }
 
-static int monitor_loop(const char *path, double interval_s, int count, FILE *out,
-			void (*print)(json_t *resp, FILE *out))
+static double now_s(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+enum scxk_stats_format scxk_stats_format_for(enum scxk_stats_format fmt, FILE *out)
+{
+	if (fmt != SCXK_STATS_FMT_AUTO)
+		return fmt;
+	/* people read a terminal; pipes and files are scripts that parse key=value */
+	return out && isatty(fileno(out)) ? SCXK_STATS_FMT_HUMAN : SCXK_STATS_FMT_KV;
+}
+
+int scxk_stats_format_parse(const char *s, enum scxk_stats_format *fmt)
+{
+	if (!strcmp(s, "auto"))
+		*fmt = SCXK_STATS_FMT_AUTO;
+	else if (!strcmp(s, "kv"))
+		*fmt = SCXK_STATS_FMT_KV;
+	else if (!strcmp(s, "human"))
+		*fmt = SCXK_STATS_FMT_HUMAN;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int scxk_stats_view_open(struct scxk_stats_view **v, struct scxk_stats_client *c)
+{
+	json_t *meta = NULL;
+	int err;
+
+	/* without a meta (an old server) the table still shows, only without units and rates */
+	err = scxk_stats_client_request(c, "{\"req\":\"stats_meta\"}", &meta);
+	if (err == -ECONNRESET || err == -EPIPE || err == -ETIMEDOUT)
+		return err;
+	err = scxk_stats_view_new(v, err ? NULL : meta);
+	json_decref(meta);
+	return err;
+}
+
+void scxk_stats_view_block(struct scxk_stats_view *v, json_t *resp, FILE *out)
+{
+	char when[16];
+	time_t wall = time(NULL);
+	struct tm tm;
+	double t = now_s();
+
+	if (!localtime_r(&wall, &tm) || !strftime(when, sizeof(when), "%H:%M:%S", &tm))
+		strcpy(when, "?");
+	/* fed first so the heading can state the interval; the print then sees the same sample */
+	scxk_stats_view_feed(v, resp, t);
+	if (scxk_stats_view_interval(v) > 0)
+		fprintf(out, "-- %s, counters over %.2f s\n", when, scxk_stats_view_interval(v));
+	else
+		fprintf(out, "-- %s, counters since connecting (rates from the next read)\n", when);
+	scxk_stats_view_print(v, resp, t, 0, out);
+	fputc('\n', out);
+}
+
+static int monitor_loop(const char *path, double interval_s, int count, FILE *out,
+			void (*print)(json_t *resp, FILE *out), enum scxk_stats_format fmt)
+{
+	struct scxk_stats_view *view = NULL;
 	int64_t interval_ms = (int64_t)(interval_s * 1000.0 + 0.5);
 	int timeout_ms =
 		interval_ms > 1000 ? (int)(interval_ms < 60000 ? interval_ms : 60000) : 1000;
@@ -302,6 +365,19 @@ static int monitor_loop(const char *path, double interval_s, int count, FILE *ou
 				return scxk_err(err ? err : -EIO,
 						"cannot connect to the stats socket %s", path);
 			waiting = false;
+			if (fmt == SCXK_STATS_FMT_HUMAN) {
+				scxk_stats_view_free(view);
+				view = NULL;
+				err = scxk_stats_view_open(&view, c);
+				if (err) {
+					scxk_stats_client_close(c);
+					c = NULL;
+					if (err == -ENOMEM)
+						return err;
+					err = 0;
+					continue;
+				}
+			}
 		}
 		err = scxk_stats_client_request(c, STATS_TOP_REQ, &resp);
 		if (err == -ECONNRESET || err == -EPIPE || err == -ETIMEDOUT) {
@@ -315,7 +391,10 @@ static int monitor_loop(const char *path, double interval_s, int count, FILE *ou
 		if (err) {
 			scxk_warn("stats request failed: %s", strerror(-err));
 		} else {
-			print(resp, out);
+			if (view)
+				scxk_stats_view_block(view, resp, out);
+			else
+				print(resp, out);
 			fflush(out);
 			printed++;
 		}
@@ -326,11 +405,18 @@ static int monitor_loop(const char *path, double interval_s, int count, FILE *ou
 	}
 	/* Failed reads were reported as they came; only a lost socket is fatal. */
 	scxk_stats_client_close(c);
+	scxk_stats_view_free(view);
 	return 0;
 }
 
 int scxk_stats_monitor(const char *path, double interval_s, int count, FILE *out,
 		       void (*print)(json_t *resp, FILE *out))
+{
+	return scxk_stats_monitor_as(path, interval_s, count, out, print, SCXK_STATS_FMT_KV);
+}
+
+int scxk_stats_monitor_as(const char *path, double interval_s, int count, FILE *out,
+			  void (*print)(json_t *resp, FILE *out), enum scxk_stats_format fmt)
 {
 	struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
 	int ret;
@@ -341,7 +427,8 @@ int scxk_stats_monitor(const char *path, double interval_s, int count, FILE *out
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	ret = monitor_loop(path, interval_s, count, out, print ? print : scxk_stats_print_line);
+	ret = monitor_loop(path, interval_s, count, out, print ? print : scxk_stats_print_line,
+			   scxk_stats_format_for(fmt, out));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return ret;

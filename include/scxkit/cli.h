@@ -92,6 +92,7 @@ struct scxk_common_opts {
 	const char *btf_custom_path;
 	const char *bpf_token_path;
 	uint64_t monitor_count; /* --monitor-count: stop after N prints (tests) */
+	int monitor_format;	/* --monitor-format: an enum scxk_stats_format */
 	/*
 	 * --fault-starve-tgid, only in -Dfault_injection builds: the process
 	 * whose tasks the BPF side loses on purpose (include/scxkit/fault.bpf.h).

@@ -260,6 +260,101 @@ extern volatile sig_atomic_t scxk_stats_monitor_stop;
 int scxk_stats_monitor(const char *path, double interval_s, int count, FILE *out,
 		       void (*print)(json_t *resp, FILE *out));
 
+/* How --monitor and --stats print: --monitor-format=auto|kv|human. */
+enum scxk_stats_format {
+	SCXK_STATS_FMT_AUTO,  /* human on a terminal, kv otherwise (scripts keep parsing) */
+	SCXK_STATS_FMT_KV,    /* one "key=value ..." line per read */
+	SCXK_STATS_FMT_HUMAN, /* an aligned table with units and rates (stats_view.c) */
+};
+
+/** scxk_stats_format_parse - "auto", "kv" or "human" into *@fmt; 0 or -EINVAL */
+int scxk_stats_format_parse(const char *s, enum scxk_stats_format *fmt);
+
+/** scxk_stats_format_for - resolve AUTO for @out (HUMAN if it is a terminal) */
+enum scxk_stats_format scxk_stats_format_for(enum scxk_stats_format fmt, FILE *out);
+
+/**
+ * scxk_stats_monitor_as - scxk_stats_monitor() in format @fmt
+ * @print: the KV printer (NULL for scxk_stats_print_line()); unused for HUMAN
+ *
+ * HUMAN asks for stats_meta at each (re)connection, for labels, units and
+ * which fields are counters.
+ */
+int scxk_stats_monitor_as(const char *path, double interval_s, int count, FILE *out,
+			  void (*print)(json_t *resp, FILE *out), enum scxk_stats_format fmt);
+
+/*
+ * The human format: a view keeps a server's stats_meta and the previous
+ * sample, and prints each new sample as a table (STAT, VALUE, UNIT, RATE,
+ * DESCRIPTION), then one table per dict of structs (strata's layers,
+ * balance's domains) with a row per key. Units and counter kinds come from
+ * the fields' user attributes _scxk_unit and _scxk_kind ("delta": served
+ * as the change since the previous read; "total": since attach).
+ */
+struct scxk_stats_view;
+
+/**
+ * scxk_stats_view_new - a view of the stats that @meta describes
+ * @out: set to the new view
+ * @meta: a stats_meta "resp" value (the view keeps a reference), or NULL:
+ *        values are then shown without units, descriptions or rates
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int scxk_stats_view_new(struct scxk_stats_view **out, json_t *meta);
+
+/** scxk_stats_view_free - free @v (NULL is fine) */
+void scxk_stats_view_free(struct scxk_stats_view *v);
+
+/**
+ * scxk_stats_view_print - print one sample as tables, and keep it for rates
+ * @v: the view
+ * @resp: a "top" stats response
+ * @t_s: when it was taken, in seconds of a monotonic clock
+ * @width: cut descriptions and table rows at this many columns; <= 0: no limit
+ * @out: where to print
+ *
+ * Rates need an interval: the first sample a view sees has none (the RATE
+ * column stays empty). A "delta" counter's rate is its value over the
+ * interval since the previous sample, a "total" counter's the difference.
+ */
+void scxk_stats_view_print(struct scxk_stats_view *v, json_t *resp, double t_s, int width,
+			   FILE *out);
+
+/**
+ * scxk_stats_view_feed - take @resp (taken at @t_s) as the latest sample
+ *                        without printing: the start of the first interval
+ *
+ * scxk_stats_view_print() feeds its sample itself; feeding the same @t_s
+ * again changes nothing, so a redraw keeps its rates.
+ */
+void scxk_stats_view_feed(struct scxk_stats_view *v, json_t *resp, double t_s);
+
+/** scxk_stats_view_interval - seconds between the last two samples printed; 0 if unknown */
+double scxk_stats_view_interval(const struct scxk_stats_view *v);
+
+/**
+ * scxk_stats_view_open - a view of the server behind @c, from its stats_meta
+ * @v: set to the new view (one without a meta if the server refuses it)
+ * @c: a connected client
+ *
+ * Return: 0, -ENOMEM, or the error that broke the connection.
+ */
+int scxk_stats_view_open(struct scxk_stats_view **v, struct scxk_stats_client *c);
+
+/**
+ * scxk_stats_view_block - scxk_stats_view_print() now, without a width
+ * limit, followed by a line with the wall-clock time and the interval
+ * (the human --monitor and --stats)
+ */
+void scxk_stats_view_block(struct scxk_stats_view *v, json_t *resp, FILE *out);
+
+/**
+ * scxk_stats_rate_text - @rate per second as short text ("12.5/s", "3.4k/s")
+ * Return: as snprintf().
+ */
+int scxk_stats_rate_text(double rate, char *buf, size_t len);
+
 /**
  * scxk_stats_print_line - print a stats object as one "key=value ..." line
  * @resp: "resp" value of a stats response
