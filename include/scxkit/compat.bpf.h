@@ -97,6 +97,28 @@ static __always_inline bool scxk_dsq_move_to_local(u64 dsq_id)
 }
 
 /**
+ * scxk_dsq_earliest_head - the earlier head deadline of @first and @second,
+ * or ~0 when both are empty
+ *
+ * ~0 cannot be compared with scxk_time_before() (the signed difference
+ * wraps: ~0 sorts before every deadline), so an empty queue is skipped by
+ * its count, never by its sentinel; callers test for ~0 themselves.
+ */
+static __always_inline u64 scxk_dsq_earliest_head(u64 first, u64 second)
+{
+	u64 head = ~0ULL, h;
+
+	if (scx_bpf_dsq_nr_queued(first))
+		head = scxk_dsq_head_vtime(first);
+	if (scx_bpf_dsq_nr_queued(second)) {
+		h = scxk_dsq_head_vtime(second);
+		if (head == ~0ULL || scxk_time_before(h, head))
+			head = h;
+	}
+	return head;
+}
+
+/**
  * scxk_dsq_move_earliest - move here the head of @first or @second, whichever
  * has the earlier dsq_vtime (@first on a tie), falling back to the other;
  * false when both are empty.

@@ -251,21 +251,6 @@ static bool keep_prev(struct task_struct *prev, u64 head)
 	return true;
 }
 
-/* The earliest deadline queued on this CPU's queue or its domain's; ~0 if none. */
-static u64 queued_head(u64 cpu_dsq, u32 d)
-{
-	u64 head = ~0ULL, h;
-
-	if (scx_bpf_dsq_nr_queued(d))
-		head = scxk_dsq_head_vtime(d);
-	if (scx_bpf_dsq_nr_queued(cpu_dsq)) {
-		h = scxk_dsq_head_vtime(cpu_dsq);
-		if (head == ~0ULL || scxk_time_before(h, head))
-			head = h;
-	}
-	return head;
-}
-
 void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 {
 	u64 cpu_dsq = SCXK_DSQ_CPU(cpu), head;
@@ -275,7 +260,7 @@ void BPF_STRUCT_OPS(cadence_dispatch, s32 cpu, struct task_struct *prev)
 	/* An under-loaded domain helps an over-loaded one first. */
 	if (nr_doms > 1 && sys.nr_stealees && !dom_stealee[d] && steal(d, true))
 		return;
-	head = queued_head(cpu_dsq, d);
+	head = scxk_dsq_earliest_head(cpu_dsq, d);
 	/* Weight across domains: take a much earlier deadline from another. */
 	if (nr_doms > 1 && steal_earlier(d, head, prev))
 		return;
