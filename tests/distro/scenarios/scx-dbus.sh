@@ -228,5 +228,28 @@ if busctl --system get-property "${pp[@]}" >/dev/null 2>&1; then
 else
 	diag "no power-profiles-daemon in this image: profile switching not checked"
 fi
+# 7. every installed scheduler in every mode, as a GUI's mode menu does
+# it: SwitchScheduler NAME MODE, then the kernel runs NAME, SchedulerMode
+# reads MODE and the process runs exactly the flags NAME declares for it
+read -r -a supported <<<"$(get SupportedSchedulers)"
+[ "${supported[0]}" = as ] && [ "${supported[1]}" -ge 6 ] && ok "SupportedSchedulers lists ${supported[1]}" ||
+	nok "SupportedSchedulers lists the six (got '${supported[*]}')"
+for name in "${supported[@]:2}"; do
+	name=${name//\"/}
+	for m in 0 1 2 3 4; do
+		flags=$("/usr/bin/$name" --mode-flags "$m" | tr '\n' ' ')
+		is "SwitchScheduler $name $m" "$(call SwitchScheduler su "$name" "$m")" ""
+		if wait_for 60 attached "${name#scx_}" && [ "$(get SchedulerMode)" = "u $m" ]; then
+			ok "  the kernel runs $name, SchedulerMode $m"
+		else
+			nok "  the kernel runs $name, SchedulerMode $m (state $(kstate), ops '$(kops)', mode '$(get SchedulerMode)')"
+		fi
+		is "  $name runs its mode-$m flags" "$(sched_cmd "${name#scx_}")" "/usr/bin/$name ${flags}"
+	done
+done
+is "StopScheduler after the mode sweep" "$(call StopScheduler)" ""
+if wait_for 60 detached; then ok "sched_ext is disabled"
+else nok "sched_ext is disabled (state $(kstate))"; fi
+
 journalctl -b -u scxkit-loader --no-pager -q -o cat | tail -n 30 | sed 's/^/#   /'
 done_testing
