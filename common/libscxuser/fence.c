@@ -21,7 +21,8 @@
 #elif defined(__aarch64__)
 #define FENCE_ARCH AUDIT_ARCH_AARCH64
 #else
-#warning "libscxuser: no seccomp syscall table for this architecture, the scheduling thread runs unfenced"
+#warning                                                                                           \
+	"libscxuser: no seccomp syscall table for this architecture, the scheduling thread runs unfenced"
 #endif
 
 /*
