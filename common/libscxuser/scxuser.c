@@ -17,9 +17,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
@@ -45,6 +42,7 @@
 #include <scxuser/arena.h>
 #include <scxuser/scxuser.h>
 
+#include "fence.h"
 #include "scxuser_bpf.h"
 #include "scxuser.skel.h"
 
@@ -317,49 +315,6 @@ static void restore_sysctl(struct scxu *u)
 		u->compact_set = false;
 }
 
-/*
- * This thread may no longer create mappings: brk, mmap and mremap fail
- * with EPERM, so an allocation that would need fresh (faulting) memory
- * fails instead. Other threads are not affected (no TSYNC).
- */
-/*
- * ASan's allocator maps memory of its own for ordinary allocations (and at
- * exit): under the fence every such call aborts the process. Sanitizer
- * builds exist to find memory bugs, not to keep the no-fault promise, so
- * they run without it (the loader says so in its warning).
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define SCXU_NO_FENCE 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SCXU_NO_FENCE 1
-#endif
-#endif
-
-static int forbid_new_mappings(void)
-{
-#ifdef SCXU_NO_FENCE
-	return -EOPNOTSUPP;
-#else
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_brk, 3, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mremap, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-	};
-	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
-
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		return -errno;
-	return 0;
-#endif
-}
-
 /* ---- the scheduling thread -------------------------------------------- */
 
 static void *sched_thread(void *arg)
@@ -381,7 +336,11 @@ static void *sched_thread(void *arg)
 	}
 	if (u->s->init && (err = u->s->init(u)))
 		goto out;
-	if ((err = forbid_new_mappings()))
+	err = scxu_fence_install();
+	if (err == -ENOSYS && !scxu_fence_prog())
+		scxk_warn("no seccomp fence for this architecture (x86-64 and arm64 only): "
+			  "allocations are not fenced");
+	else if (err)
 		scxk_warn("seccomp unavailable (%s): allocations are not fenced", strerror(-err));
 	err = 0;
 	u->pf_base = process_faults() ?: 1;

@@ -121,11 +121,20 @@ extern unsigned int LINUX_KERNEL_VERSION __kconfig;
  * running kernel's BTF answers without reading its config file. The
  * verifier folds both tests into constants.
  */
+/*
+ * The field is asked for through a local flavour of task_struct: the
+ * vmlinux.h of a kernel without CONFIG_PREEMPT_RCU (Debian's arm64 one)
+ * does not declare it, and CO-RE matches the flavour to the real type.
+ */
+struct task_struct___scxk_prcu {
+	int rcu_read_lock_nesting;
+} __attribute__((preserve_access_index));
+
 static __always_inline bool scxk_bpf_run_pins_current(void)
 {
 	if (LINUX_KERNEL_VERSION < KERNEL_VERSION(6, 18, 0))
 		return true;
-	return bpf_core_field_exists(((struct task_struct *)0)->rcu_read_lock_nesting);
+	return bpf_core_field_exists(((struct task_struct___scxk_prcu *)0)->rcu_read_lock_nesting);
 }
 
 /**
