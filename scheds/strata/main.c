@@ -270,6 +270,23 @@ static int strata_validate(struct scxk_run *run)
 	for (i = 0; i < nr_specs; i++)
 		if (strata_config_add_spec(&config, specs[i], err, sizeof(err)))
 			goto bad;
+	/*
+	 * No spec at all: the system's layers, so that a start with no
+	 * arguments (org.scx.Loader's StartScheduler, a mode switch from a
+	 * GUI) runs what the administrator configured instead of failing.
+	 */
+	if (!opt.run_example && !nr_specs && !access(STRATA_DEFAULT_SPEC, F_OK)) {
+		fprintf(stderr, "scx_strata: no spec given: layers from %s\n", STRATA_DEFAULT_SPEC);
+		if (strata_config_add_spec(&config, "f:" STRATA_DEFAULT_SPEC, err, sizeof(err)))
+			goto bad;
+	}
+	if (!opt.run_example && !nr_specs && !config.nr_layers) {
+		fprintf(stderr,
+			"scx_strata: no layer config: give a spec (inline JSON or f:PATH), "
+			"--run-example, or put the layers in %s\n",
+			STRATA_DEFAULT_SPEC);
+		return -EINVAL;
+	}
 	if (strata_config_finish(&config, err, sizeof(err)))
 		goto bad;
 	for (i = 0; i < config.nr_warnings; i++)

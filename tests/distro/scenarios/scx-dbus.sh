@@ -45,7 +45,7 @@ dsend() {
 }
 # the running scheduler's pid and argv (as ps shows them)
 sched_pid() { pgrep -x "scx_$1" | head -n 1; }
-sched_cmd() { local p; p=$(sched_pid "$1") && tr '\0' ' ' <"/proc/$p/cmdline"; }
+sched_cmd() { local p; p=$(sched_pid "$1") && [ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline"; }
 nothing_runs() { [ "$(kstate)" = disabled ] && [ -z "$(kops)" ]; }
 # refused DESC ERRNAME METHOD ARGS...: the call fails with ERRNAME and
 # sched_ext is as before (nothing runs / the same pid still runs)
@@ -234,6 +234,10 @@ fi
 read -r -a supported <<<"$(get SupportedSchedulers)"
 [ "${supported[0]}" = as ] && [ "${supported[1]}" -ge 6 ] && ok "SupportedSchedulers lists ${supported[1]}" ||
 	nok "SupportedSchedulers lists the six (got '${supported[*]}')"
+# strata started with no spec runs the system's layers (/etc/scx/strata.json)
+cat >/etc/scx/strata.json <<'JSON'
+[{"name": "all", "matches": [[]], "kind": {"Open": {}}}]
+JSON
 for name in "${supported[@]:2}"; do
 	name=${name//\"/}
 	for m in 0 1 2 3 4; do
@@ -248,6 +252,7 @@ for name in "${supported[@]:2}"; do
 	done
 done
 is "StopScheduler after the mode sweep" "$(call StopScheduler)" ""
+rm -f /etc/scx/strata.json
 if wait_for 60 detached; then ok "sched_ext is disabled"
 else nok "sched_ext is disabled (state $(kstate))"; fi
 
