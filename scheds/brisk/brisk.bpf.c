@@ -131,7 +131,7 @@ static u64 nr_waiting(s32 cpu)
 	return scx_bpf_dsq_nr_queued(SCXK_DSQ_CPU(cpu)) + scx_bpf_dsq_nr_queued(node_dsq(cpu));
 }
 
-static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
+static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu, bool wakeup)
 {
 	u64 nr = nr_waiting(cpu);
 	u64 scale = brisk_lag_scale(tctx->wakeup_freq, nr, scxk_topo.nr_cpu_ids, slice_max);
@@ -140,7 +140,7 @@ static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu)
 
 	/* Light tasks race ahead of the clock; keep them within reach. */
 	tctx->deadline = brisk_deadline(&tctx->vtime, vtime_now, tctx->awake_vtime, lag, budget,
-					budget < slice_lag ? budget : slice_lag, p->scx.weight);
+					budget, p->scx.weight, wakeup);
 	return tctx->deadline;
 }
 
@@ -284,7 +284,7 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
-	deadline = task_deadline(p, tctx, prev_cpu);
+	deadline = task_deadline(p, tctx, prev_cpu, enq_flags & SCX_ENQ_WAKEUP);
 	if (is_pcpu_task(p)) {
 		if (local_pcpu) {
 			scxk_dsq_insert(p, SCX_DSQ_LOCAL, task_slice(p, prev_cpu), enq_flags);
@@ -363,10 +363,8 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 	 */
 	if (scxk_prev_runnable(prev) && (tctx = task_ctx(prev))) {
 		charge(prev, tctx, scxk_now(), true);
-		head = scxk_dsq_head_vtime(cpu_dsq);
-		if (scxk_time_before(scxk_dsq_head_vtime(nd), head))
-			head = scxk_dsq_head_vtime(nd);
-		if (!scxk_time_before(head, task_deadline(prev, tctx, cpu)) &&
+		head = scxk_dsq_earliest_head(cpu_dsq, nd);
+		if (head != ~0ULL && !scxk_time_before(head, task_deadline(prev, tctx, cpu, false)) &&
 		    !smt_contended(prev, cpu)) {
 			scxk_task_set_slice(prev, task_slice(prev, cpu));
 			scxk_stat_inc(BRISK_STAT_KEEP);
