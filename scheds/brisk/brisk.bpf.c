@@ -131,16 +131,22 @@ static u64 nr_waiting(s32 cpu)
 	return scx_bpf_dsq_nr_queued(SCXK_DSQ_CPU(cpu)) + scx_bpf_dsq_nr_queued(node_dsq(cpu));
 }
 
-static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu, bool wakeup)
+static u64 task_deadline(struct task_struct *p, struct task_ctx *tctx, s32 cpu, bool wakeup,
+			 bool is_prev)
 {
 	u64 nr = nr_waiting(cpu);
 	u64 scale = brisk_lag_scale(tctx->wakeup_freq, nr, scxk_topo.nr_cpu_ids, slice_max);
 	u64 budget = brisk_lag_budget(nr, scxk_topo.nr_cpu_ids);
 	u64 lag = brisk_lag(slice_lag, scale, budget, p->flags & PF_KTHREAD);
+	u64 lead = budget;
 
+	/* The lead in this task's cgroup units: its cgroups' factor, not its own weight. */
+	if (budget != ~0ULL)
+		lead = (is_prev ? scxk_cgw_charge_prev(p, budget) : scxk_cgw_charge(p, budget)) *
+		       p->scx.weight / SCXK_WEIGHT_DFL;
 	/* Light tasks race ahead of the clock; keep them within reach. */
 	tctx->deadline = brisk_deadline(&tctx->vtime, vtime_now, tctx->awake_vtime, lag, budget,
-					budget, p->scx.weight, wakeup);
+					lead, p->scx.weight, wakeup);
 	return tctx->deadline;
 }
 
@@ -284,7 +290,7 @@ void BPF_STRUCT_OPS(brisk_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 
-	deadline = task_deadline(p, tctx, prev_cpu, enq_flags & SCX_ENQ_WAKEUP);
+	deadline = task_deadline(p, tctx, prev_cpu, enq_flags & SCX_ENQ_WAKEUP, false);
 	if (is_pcpu_task(p)) {
 		if (local_pcpu) {
 			scxk_dsq_insert(p, SCX_DSQ_LOCAL, task_slice(p, prev_cpu), enq_flags);
@@ -364,7 +370,7 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 	if (scxk_prev_runnable(prev) && (tctx = task_ctx(prev))) {
 		charge(prev, tctx, scxk_now(), true);
 		head = scxk_dsq_earliest_head(cpu_dsq, nd);
-		if (head != ~0ULL && !scxk_time_before(head, task_deadline(prev, tctx, cpu, false)) &&
+		if (head != ~0ULL && !scxk_time_before(head, task_deadline(prev, tctx, cpu, false, true)) &&
 		    !smt_contended(prev, cpu)) {
 			scxk_task_set_slice(prev, task_slice(prev, cpu));
 			scxk_stat_inc(BRISK_STAT_KEEP);
