@@ -370,7 +370,8 @@ void BPF_STRUCT_OPS(brisk_dispatch, s32 cpu, struct task_struct *prev)
 	if (scxk_prev_runnable(prev) && (tctx = task_ctx(prev))) {
 		charge(prev, tctx, scxk_now(), true);
 		head = scxk_dsq_earliest_head(cpu_dsq, nd);
-		if (head != ~0ULL && !scxk_time_before(head, task_deadline(prev, tctx, cpu, false, true)) &&
+		if (head != ~0ULL &&
+		    !scxk_time_before(head, task_deadline(prev, tctx, cpu, false, true)) &&
 		    !smt_contended(prev, cpu)) {
 			scxk_task_set_slice(prev, task_slice(prev, cpu));
 			scxk_stat_inc(BRISK_STAT_KEEP);

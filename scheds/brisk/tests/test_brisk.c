@@ -119,7 +119,8 @@ static void test_deadline_budget_and_kthreads(void **state)
 	assert_int_equal(v, now - budget);
 	/* A light task far ahead of the clock is brought back to the lead. */
 	v = now + 400 * MS;
-	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1, true), now + slice_lag);
+	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1, true),
+			 now + slice_lag);
 	assert_int_equal(v, now + slice_lag);
 	/*
 	 * Requeued without a wakeup (slice over, preempted): the credit floor
@@ -131,7 +132,8 @@ static void test_deadline_budget_and_kthreads(void **state)
 	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 100, false),
 			 now - 200 * MS);
 	v = now + 400 * MS;
-	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1, false), now + slice_lag);
+	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1, false),
+			 now + slice_lag);
 }
 
 static void test_awake_vtime_capped(void **state)
