@@ -71,8 +71,9 @@ for name in $scheds; do
 	for _c in $(seq $(nproc)); do
 		in_cg heavy sh -c 'while :; do :; done'; hogs="$hogs $!"
 	done
-	in_cg light scxk-probe --threads $((4 * $(nproc))) --sleep-min-us 200 --sleep-max-us 600 \
-		--work-us 200 --duration 8 >/dev/null; pr=$!
+	n=$((4 * $(nproc)))
+	in_cg light scxk-probe -t $n --sleep-min-us 200 --sleep-max-us 600 --work-us 200 -d 8 >/dev/null
+	pr=$!
 	sleep 2
 	h0=$(usage_of heavy); l0=$(usage_of light)
 	sleep 4
