@@ -28,7 +28,7 @@
 	S(CNT, BRISK_STAT_STICKY, "sticky", U64, "", "short tasks kept on their CPU (-S)")         \
 	S(CNT, BRISK_STAT_PREEMPT, "preempt", U64, "", "preemptions for waking interactive tasks") \
 	S(CNT, BRISK_STAT_KEEP, "keep_running", U64, "",                                           \
-	  "slices refilled because nothing else waited")                                           \
+	  "slices refilled: the task's deadline was still the earliest")                           \
 	S(CNT, BRISK_STAT_SMT_MOVE, "smt_move", U64, "",                                           \
 	  "tasks moved off an SMT-contended core or to an idle CPU")                               \
 	S(CNT, BRISK_STAT_WAKER_PULL, "waker_pull", U64, "",                                       \

@@ -126,10 +126,11 @@ static inline u64 brisk_place(u64 vtime, u64 vtime_now, u64 slice_lag, u64 lag_s
  * them back beyond the watchdog. brisk.bpf.c's enqueue calls exactly this.
  */
 static inline u64 brisk_deadline(u64 *vtime, u64 vtime_now, u64 awake_vtime, u64 lag, u64 awake_cap,
-				 u64 lead, u32 weight)
+				 u64 lead, u32 weight, bool wakeup)
 {
 	*vtime = brisk_vtime_ceil(*vtime, vtime_now, lead);
-	*vtime = brisk_place(*vtime, vtime_now, lag, 1, weight);
+	if (wakeup)
+		*vtime = brisk_place(*vtime, vtime_now, lag, 1, weight);
 	return *vtime + (awake_vtime > awake_cap ? awake_cap : awake_vtime);
 }
 

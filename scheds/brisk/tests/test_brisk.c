@@ -50,7 +50,7 @@ static void test_lag_budget_bounds_storm_wait(void **state)
 static u64 deadline_of(u64 vtime, u64 now, u64 awake, u64 slice_lag, u64 scale, u32 weight)
 {
 	return brisk_deadline(&vtime, now, awake, brisk_lag(slice_lag, scale, ~0ULL, false), ~0ULL,
-			      slice_lag, weight);
+			      slice_lag, weight, true);
 }
 
 static void test_place_is_deadline_without_awake(void **state)
@@ -114,13 +114,26 @@ static void test_deadline_budget_and_kthreads(void **state)
 	assert_int_equal(brisk_lag(slice_lag, 1, budget, true), slice_lag * BRISK_MAX_LAG_SCALE);
 	/* A long sleeper keeps the capped credit as its new vruntime. */
 	v = 0;
-	assert_int_equal(brisk_deadline(&v, now, 50 * MS, budget, budget, slice_lag, 100),
+	assert_int_equal(brisk_deadline(&v, now, 50 * MS, budget, budget, slice_lag, 100, true),
 			 now - budget + budget);
 	assert_int_equal(v, now - budget);
 	/* A light task far ahead of the clock is brought back to the lead. */
 	v = now + 400 * MS;
-	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1), now + slice_lag);
+	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1, true),
+			 now + slice_lag);
 	assert_int_equal(v, now + slice_lag);
+	/*
+	 * Requeued without a wakeup (slice over, preempted): the credit floor
+	 * does not apply, so a heavy task that is behind by its share stays
+	 * behind (cgroup weights flattened into charges 2-16x the run time
+	 * would otherwise be squeezed into one credit); the ceil still does.
+	 */
+	v = now - 200 * MS;
+	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 100, false),
+			 now - 200 * MS);
+	v = now + 400 * MS;
+	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1, false),
+			 now + slice_lag);
 }
 
 static void test_awake_vtime_capped(void **state)

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # beh-share-latency.sh [NAME...] - interactivity within a cgroup's share
-# (issue 23, item 4), for the schedulers with interactivity rules that
-# honour cgroup weights (cadence by default; brisk's cgroup support is on
-# the brisk-shares branch until its NUMA starvation is fixed):
+# (issue 23, item 4), for the schedulers with interactivity rules (brisk
+# and cadence by default):
 #
 #  1. a heavy cgroup cannot starve an interactive task in a light one:
 #     two busy loops in a cgroup of cpu.weight 900 and cyclictest
@@ -18,12 +17,12 @@
 #     weight-900 one. The light cgroup's part of the CPU time (cpu.stat) must
 #     stay within SHARE_MAX percent; its share is 10%. A scheduler that
 #     let sleep credit or wakeup preemption ignore cgroup weights gives it
-#     half or more (scx_brisk without cgroup weights: 71.5%; cadence 11.7%).
+#     half or more.
 . ./lib.sh
 [ -d $SCX ] || skip_all "kernel without sched_ext"
 command -v cyclictest >/dev/null || skip_all "no cyclictest in the guest image"
 grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null || skip_all "no cgroup2 cpu controller"
-scheds=${*:-cadence}
+scheds=${*:-brisk cadence}
 LOOPS=3000
 SHARE_MAX=15
 cpu=$(($(nproc) - 1))

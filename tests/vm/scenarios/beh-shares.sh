@@ -8,7 +8,8 @@
 # Arguments: SCHED [TOL]. Every ratio must be within TOL percent (default
 # 10) of the ideal the weights give. scx_minimal stayed within 2% in 6 runs
 # at 2 vCPUs (two guests at once on 2 host cores); a scheduler that
-# ignores cgroups gives 1.0 for the cgroup cases (scx_brisk: 33-62% off),
+# ignores cgroups gives 1.0 for the cgroup cases (scx_brisk before it
+# charged through cgroups: 25-75% off),
 # and scx_minimal before it charged real run time and kept an expired task
 # that was still first in vtime gave 2.7 for 4.0.
 #
