@@ -84,7 +84,8 @@ static inline u64 brisk_lag_budget(u64 nr_queued, u64 nr_cpus)
  */
 static inline u64 brisk_vtime_ceil(u64 vtime, u64 vtime_now, u64 lead)
 {
-	if (scxk_time_before(vtime_now + lead, vtime))
+	/* ~0: nothing queued, no bound (vtime_now + ~0 would wrap to just below the clock). */
+	if (lead != ~0ULL && scxk_time_before(vtime_now + lead, vtime))
 		return vtime_now + lead;
 	return vtime;
 }
@@ -109,11 +110,13 @@ static inline u64 brisk_place(u64 vtime, u64 vtime_now, u64 slice_lag, u64 lag_s
 /**
  * brisk_deadline - a task's new vruntime and its place in the queue
  * @vtime: in: the task's vruntime; out: kept within @lead ahead of the
- *         clock and at most @lag behind it (what the task keeps)
+ *         clock and at most @lag (@awake_cap when not a wakeup) behind it
+ *         (what the task keeps)
  * @vtime_now: the scheduler's current vruntime
  * @awake_vtime: weighted runtime since the last wakeup
  * @lag: sleep credit, slice_lag * brisk_lag_scale(), as brisk_lag() caps it
- * @awake_cap: most awake time that counts (the lag budget)
+ * @awake_cap: most awake time that counts, and how far behind the clock a
+ *             requeued task may stay (the lag budget; ~0 when none queue)
  * @lead: how far ahead of the clock a light task's vruntime may run
  * @weight: task weight
  *
@@ -129,8 +132,19 @@ static inline u64 brisk_deadline(u64 *vtime, u64 vtime_now, u64 awake_vtime, u64
 				 u64 lead, u32 weight, bool wakeup)
 {
 	*vtime = brisk_vtime_ceil(*vtime, vtime_now, lead);
+	/*
+	 * A wakeup gets the sleep credit. A requeue (slice over, preempted)
+	 * keeps the vruntime it earned, so a heavy task behind by its share
+	 * stays behind, but never more than the lag budget: the clock is the
+	 * fastest running vruntime on any node, and tasks of a node queue that
+	 * fell further behind would stay ahead of every waking task there,
+	 * kworkers included (the sched_ext watchdog's own work starved for
+	 * 30 s on 2 NUMA nodes).
+	 */
 	if (wakeup)
 		*vtime = brisk_place(*vtime, vtime_now, lag, 1, weight);
+	else if (awake_cap != ~0ULL)
+		*vtime = brisk_place(*vtime, vtime_now, awake_cap, 1, weight);
 	return *vtime + (awake_vtime > awake_cap ? awake_cap : awake_vtime);
 }
 

@@ -123,17 +123,27 @@ static void test_deadline_budget_and_kthreads(void **state)
 			 now + slice_lag);
 	assert_int_equal(v, now + slice_lag);
 	/*
-	 * Requeued without a wakeup (slice over, preempted): the credit floor
-	 * does not apply, so a heavy task that is behind by its share stays
-	 * behind (cgroup weights flattened into charges 2-16x the run time
-	 * would otherwise be squeezed into one credit); the ceil still does.
+	 * Requeued without a wakeup (slice over, preempted): no sleep credit,
+	 * so a heavy task that is behind by its share stays behind (cgroup
+	 * weights flattened into charges 2-16x the run time would otherwise
+	 * be squeezed into one credit), up to the lag budget and no further;
+	 * the ceil still applies.
 	 */
+	v = now - 25 * MS;
+	assert_int_equal(brisk_deadline(&v, now, 0, slice_lag, budget, slice_lag, 100, false),
+			 now - 25 * MS);
 	v = now - 200 * MS;
-	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 100, false),
-			 now - 200 * MS);
+	assert_int_equal(brisk_deadline(&v, now, 0, slice_lag, budget, slice_lag, 100, false),
+			 now - budget);
 	v = now + 400 * MS;
 	assert_int_equal(brisk_deadline(&v, now, 0, budget, budget, slice_lag, 1, false),
 			 now + slice_lag);
+	/* Nothing queued (budget ~0): neither bound, and no wrap below the clock. */
+	v = now + 400 * MS;
+	assert_int_equal(brisk_deadline(&v, now, 0, ~0ULL, ~0ULL, ~0ULL, 1, false), now + 400 * MS);
+	v = now - 200 * MS;
+	assert_int_equal(brisk_deadline(&v, now, 0, ~0ULL, ~0ULL, ~0ULL, 100, false),
+			 now - 200 * MS);
 }
 
 static void test_awake_vtime_capped(void **state)
