@@ -92,6 +92,29 @@ cgroup_churn() {
 	return 0
 }
 
+# cg_siblings DIR NAME=WEIGHT... : DIR under /sys/fs/cgroup with the cpu
+# controller on and one child per NAME at cpu.weight WEIGHT
+cg_siblings() {
+	_d=/sys/fs/cgroup/$1; shift
+	echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p $_d
+	echo +cpu >$_d/cgroup.subtree_control
+	for _s in "$@"; do
+		mkdir -p $_d/${_s%%=*}
+		echo ${_s#*=} >$_d/${_s%%=*}/cpu.weight
+	done
+}
+
+# cg_run CGROUP CMD... : run CMD in the background inside CGROUP (a path
+# under /sys/fs/cgroup); $! is CMD's pid
+cg_run() {
+	_g=/sys/fs/cgroup/$1; shift
+	sh -c "echo \$\$ >$_g/cgroup.procs && exec \"\$@\"" sh "$@" &
+}
+
+# cg_usage CGROUP : its CPU time so far in µs (cpu.stat usage_usec)
+cg_usage() { sed -n 's/^usage_usec //p' /sys/fs/cgroup/$1/cpu.stat; }
+
 # short_load SECONDS : CPU hogs, pipes and forks for SECONDS, then a short
 # hackbench: enough to take the code paths of one set of mode flags
 short_load() {

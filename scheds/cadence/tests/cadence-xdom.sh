@@ -16,23 +16,17 @@ half=$((n / 2))
 diag "$n CPUs, LLCs: $(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | tr '\n' ' ')"
 
 check "attaches" start_sched scx_cadence
-cg=/sys/fs/cgroup/xdom
-echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg
-echo +cpu >$cg/cgroup.subtree_control
-mkdir -p $cg/a $cg/b
-echo 300 >$cg/a/cpu.weight
-echo 100 >$cg/b/cpu.weight
+cg_siblings xdom a=300 b=100
 pids=
 for i in $(seq 1 $n); do
-	sh -c "echo \$\$ >$cg/a/cgroup.procs; exec taskset -c 0-$((half - 1)) sh -c 'while :; do :; done'" &
+	cg_run xdom/a taskset -c 0-$((half - 1)) sh -c 'while :; do :; done'
 	pids="$pids $!"
-	sh -c "echo \$\$ >$cg/b/cgroup.procs; exec taskset -c $half-$((n - 1)) sh -c 'while :; do :; done'" &
+	cg_run xdom/b taskset -c $half-$((n - 1)) sh -c 'while :; do :; done'
 	pids="$pids $!"
 done
 sleep 1
 for p in $pids; do taskset -p -c 0-$((n - 1)) $p >/dev/null; done
-usage() { sed -n 's/^usage_usec //p' $cg/$1/cpu.stat; }
+usage() { cg_usage xdom/$1; }
 sleep 2
 t0=$(cut -d' ' -f1 /proc/uptime)
 a0=$(usage a) b0=$(usage b)
@@ -45,7 +39,7 @@ ratio=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) 'BEGIN { printf "%.3f", b ? a / 
 diag "CPU ms $(((a1 - a0) / 1000)) : $(((b1 - b0) / 1000)) in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s (5 s asked)"
 check "cpu.weight 300 vs 100 across domains: ratio $ratio, ideal 3" \
 	awk -v r=$ratio -v t=$tol 'BEGIN { e = (r > 3 ? r - 3 : 3 - r) * 100 / 3; exit !(e <= t) }'
-rmdir $cg/a $cg/b $cg 2>/dev/null
+rmdir /sys/fs/cgroup/xdom/a /sys/fs/cgroup/xdom/b /sys/fs/cgroup/xdom 2>/dev/null
 check "not ejected" sched_alive
 stop_sched INT
 is "detaches with exit 0" "$SCHED_RC" 0

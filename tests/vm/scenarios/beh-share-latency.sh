@@ -26,7 +26,7 @@ scheds=${*:-brisk cadence}
 LOOPS=3000
 SHARE_MAX=15
 cpu=$(($(nproc) - 1))
-cg=/sys/fs/cgroup/share-lat
+cg=share-lat
 
 preempts() {
 	case $1 in
@@ -35,29 +35,18 @@ preempts() {
 		$(stat_of "$2" nr_dl_preempt) - $(stat_of "$2" nr_preempt))) ;;
 	esac
 }
-usage_of() { sed -n 's/^usage_usec //p' $cg/$1/cpu.stat; }
-# in_cg GROUP CMD... : run CMD in the background inside GROUP
-in_cg() {
-	_g=$1; shift
-	sh -c "echo \$\$ > $cg/$_g/cgroup.procs && exec \"\$@\"" sh "$@" &
-}
 
-echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
-mkdir -p $cg
-echo +cpu >$cg/cgroup.subtree_control
-mkdir -p $cg/heavy $cg/light
-echo 900 >$cg/heavy/cpu.weight
-echo 100 >$cg/light/cpu.weight
+cg_siblings $cg heavy=900 light=100
 
 for name in $scheds; do
 	have_sched $name || continue
 	check "$name: attaches" start_sched $bin $(sched_flags $name) || continue
 
-	in_cg heavy taskset -c $cpu sh -c 'while :; do :; done'; h1=$!
-	in_cg heavy taskset -c $cpu sh -c 'while :; do :; done'; h2=$!
+	cg_run $cg/heavy taskset -c $cpu sh -c 'while :; do :; done'; h1=$!
+	cg_run $cg/heavy taskset -c $cpu sh -c 'while :; do :; done'; h2=$!
 	sleep 0.5
 	s0=$(stats_line $bin)
-	in_cg light cyclictest -m -q -t 1 -a $cpu -i 1000 -l $LOOPS --policy=other
+	cg_run $cg/light cyclictest -m -q -t 1 -a $cpu -i 1000 -l $LOOPS --policy=other
 	wait $!
 	rc=$?
 	s1=$(stats_line $bin)
@@ -69,15 +58,15 @@ for name in $scheds; do
 
 	hogs=
 	for _c in $(seq $(nproc)); do
-		in_cg heavy sh -c 'while :; do :; done'; hogs="$hogs $!"
+		cg_run $cg/heavy sh -c 'while :; do :; done'; hogs="$hogs $!"
 	done
 	n=$((4 * $(nproc)))
-	in_cg light scxk-probe -t $n --sleep-min-us 200 --sleep-max-us 600 --work-us 200 -d 8 >/dev/null
+	cg_run $cg/light scxk-probe -t $n --sleep-min-us 200 --sleep-max-us 600 --work-us 200 -d 8 >/dev/null
 	pr=$!
 	sleep 2
-	h0=$(usage_of heavy); l0=$(usage_of light)
+	h0=$(cg_usage $cg/heavy); l0=$(cg_usage $cg/light)
 	sleep 4
-	h1=$(usage_of heavy); l1=$(usage_of light)
+	h1=$(cg_usage $cg/heavy); l1=$(cg_usage $cg/light)
 	kill $hogs $pr 2>/dev/null; wait $hogs $pr 2>/dev/null
 	share=$(awk -v h=$((h1 - h0)) -v l=$((l1 - l0)) 'BEGIN { printf "%.1f", h + l ? 100 * l / (h + l) : 100 }')
 	diag "$name: light cgroup's probe $((l1 - l0)) us, heavy cgroup's hogs $((h1 - h0)) us of CPU"
@@ -88,5 +77,5 @@ for name in $scheds; do
 	stop_sched INT
 	is "$name: detaches with exit 0" "$SCHED_RC" 0
 done
-rmdir $cg/heavy $cg/light $cg 2>/dev/null
+rmdir /sys/fs/cgroup/$cg/heavy /sys/fs/cgroup/$cg/light /sys/fs/cgroup/$cg 2>/dev/null
 done_testing
